@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/gen"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+type genOptions struct {
+	records    int
+	size       string
+	out        string
+	datum      bool
+	seed       int64
+	order      string
+	txnRecords int
+	overwrite  bool
+	json       bool
+}
+
+func newGenCommand() *cobra.Command {
+	opt := genOptions{records: 1000, size: "110KiB,20KiB", seed: 1, order: "key"}
+	cmd := &cobra.Command{
+		Use:   "gen --records N --size MEAN[,SD] [--datum] [--seed S] --out DIR",
+		Short: "Write a synthetic ImageNet-like LMDB dataset for benchmarks and tests",
+		Long: `
+
+Creates DIR/data.mdb with --records records keyed as Caffe's convert_imageset
+keys them ("00000042_n01440764/n01440764_42.JPEG"). Value sizes follow a
+normal distribution (--size MEAN,SD); values are incompressible random bytes,
+wrapped in a Caffe Datum of 3 channels with --datum. The same
+flags always give the same records; --order random inserts them in a random
+order over many transactions, which scatters them over the file.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && opt.out == "" {
+				opt.out = args[0]
+			}
+			if opt.out == "" {
+				return usagef("gen: no output directory (--out DIR)")
+			}
+			return runGen(opt.out, opt)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opt.records, "records", opt.records, "number of records")
+	f.StringVar(&opt.size, "size", opt.size, "value size: MEAN[,SD] (e.g. 110KiB,20KiB)")
+	f.StringVar(&opt.out, "out", "", "directory to write the dataset into")
+	f.BoolVar(&opt.datum, "datum", opt.datum, "wrap values in a Caffe Datum")
+	f.Int64Var(&opt.seed, "seed", opt.seed, "random seed")
+	f.StringVar(&opt.order, "order", opt.order, "insertion order: key or random")
+	f.IntVar(&opt.txnRecords, "txn-records", 0, "records per write transaction (0: 1000)")
+	f.BoolVar(&opt.overwrite, "overwrite", false, "replace an existing dataset in DIR")
+	f.BoolVar(&opt.json, "json", false, "print one JSON object")
+	return cmd
+}
+
+// genReport is the report of lmdbio gen.
+type genReport struct {
+	Type     string  `json:"type"`
+	Path     string  `json:"path"`
+	Records  int     `json:"records"`
+	Bytes    int64   `json:"bytes"`
+	FileSize int64   `json:"file_size"`
+	Seconds  float64 `json:"seconds"`
+	MBps     float64 `json:"mb_per_s"`
+}
+
+func runGen(dir string, opt genOptions) error {
+	mean, sd, err := parseMeanSD(opt.size)
+	if err != nil {
+		return usageError(err)
+	}
+	gopt := gen.Options{Records: opt.records, MeanSize: int(mean), StdDev: int(sd),
+		Datum: opt.datum, Seed: opt.seed, TxnRecords: opt.txnRecords, Overwrite: opt.overwrite}
+	switch opt.order {
+	case "key":
+		gopt.Order = gen.KeyOrder
+	case "random":
+		gopt.Order = gen.Random
+	default:
+		return usagef("--order %q: want key or random", opt.order)
+	}
+	if !opt.json && term.IsTerminal(int(os.Stderr.Fd())) {
+		gopt.Progress = genProgress(time.Now())
+	}
+	sum, err := gen.Write(dir, gopt)
+	if gopt.Progress != nil {
+		fmt.Fprintln(os.Stderr)
+	}
+	if errors.Is(err, gen.ErrOptions) || errors.Is(err, fs.ErrExist) {
+		return usageError(err)
+	}
+	if err != nil {
+		return err
+	}
+	r := genReport{Type: "gen", Path: dir, Records: sum.Records, Bytes: sum.Bytes, FileSize: sum.FileSize,
+		Seconds: sum.Elapsed.Seconds(), MBps: float64(sum.Bytes) / max(sum.Elapsed.Seconds(), 1e-9) / 1e6}
+	if opt.json {
+		b, _ := json.Marshal(r)
+		fmt.Println(string(b))
+		return nil
+	}
+	fmt.Printf("wrote %s: %d records, %s of values, data.mdb %s, %.1f s (%.0f MB/s)\n",
+		r.Path, r.Records, humanBytes(r.Bytes), humanBytes(r.FileSize), r.Seconds, r.MBps)
+	return nil
+}
+
+// genProgress returns a progress callback that redraws one stderr line.
+func genProgress(start time.Time) func(done, total int) {
+	return func(done, total int) {
+		fmt.Fprintf(os.Stderr, "\rgen: %d/%d records (%.0f%%), %.0f s", done, total,
+			100*float64(done)/float64(max(total, 1)), time.Since(start).Seconds())
+	}
+}
+
+// parseMeanSD reads "MEAN[,SD]" sizes; SD defaults to 0 (all values alike).
+func parseMeanSD(v string) (mean, sd int64, err error) {
+	m, s, hasSD := strings.Cut(v, ",")
+	if mean, err = parseSize(m); err != nil || mean < 1 {
+		return 0, 0, fmt.Errorf("--size %q: want MEAN[,SD] with MEAN at least 1 byte, e.g. 110KiB,20KiB", v)
+	}
+	if hasSD {
+		if sd, err = parseSize(s); err != nil {
+			return 0, 0, fmt.Errorf("--size %q: want MEAN[,SD], e.g. 110KiB,20KiB", v)
+		}
+	}
+	return mean, sd, nil
+}

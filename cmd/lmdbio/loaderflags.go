@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/spf13/pflag"
+)
+
+// loaderFlags are the loader options shared by the commands that read a
+// dataset through the pipeline.
+type loaderFlags struct {
+	mode      string
+	batch     int
+	epochs    int
+	remainder string
+	direct    bool
+	stagger   int
+	window    sizeFlag
+	prefetch  int
+	maxSpan   sizeFlag
+	maxGap    sizeFlag
+	ioDepth   int
+}
+
+func (f *loaderFlags) register(fs *pflag.FlagSet, withRemainder bool) {
+	f.window, f.maxSpan, f.maxGap = 64<<20, 16<<20, 1<<20
+	fs.StringVar(&f.mode, "mode", "default", "reading mode: "+strings.Join(loader.ModeNames(), ", ")+", or default (all optimisations)")
+	fs.IntVarP(&f.batch, "batch", "b", 64, "records per learner batch")
+	fs.IntVar(&f.epochs, "epochs", 1, "epochs to read")
+	if withRemainder {
+		fs.StringVar(&f.remainder, "remainder", "drop-last", "records that do not fill a round: drop-last, pad (repeat records) or keep (short last batches)")
+	}
+	fs.BoolVar(&f.direct, "direct", false, "read with O_DIRECT, bypassing the page cache")
+	fs.IntVar(&f.stagger, "stagger", 4, "node readers on storage at once (with the stag optimisation)")
+	fs.Var(&f.window, "window", "bytes a node reads per window (coalescing)")
+	fs.IntVar(&f.prefetch, "prefetch", 2, "windows read ahead of the learners")
+	fs.Var(&f.maxSpan, "max-span", "largest single read")
+	fs.Var(&f.maxGap, "max-gap", "unneeded bytes read through to merge two reads")
+	fs.IntVar(&f.ioDepth, "io-depth", 4, "reads in flight per node reader")
+}
+
+// options turns the flags into loader options; remainder overrides the flag
+// when the command needs a fixed one.
+func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, error) {
+	mode, err := loader.ParseMode(f.mode)
+	if err != nil {
+		return loader.Options{}, usageError(err)
+	}
+	opt := loader.Options{Mode: mode, Batch: f.batch, Epochs: f.epochs, Direct: f.direct, Stagger: f.stagger,
+		Window: int64(f.window), Prefetch: f.prefetch, MaxSpan: int64(f.maxSpan), MaxGap: int64(f.maxGap),
+		IODepth: f.ioDepth}
+	if remainder != nil {
+		opt.Remainder = *remainder
+	} else if opt.Remainder, err = assign.ParseRemainder(f.remainder); err != nil {
+		return loader.Options{}, usageError(err)
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"batch", int64(f.batch)}, {"epochs", int64(f.epochs)}, {"stagger", int64(f.stagger)},
+		{"window", int64(f.window)}, {"prefetch", int64(f.prefetch)}, {"max-span", int64(f.maxSpan)},
+		{"io-depth", int64(f.ioDepth)}} {
+		if c.v < 1 {
+			return loader.Options{}, usagef("--%s %d: want at least 1", c.name, c.v)
+		}
+	}
+	if f.maxGap < 0 {
+		return loader.Options{}, usagef("--max-gap must not be negative")
+	}
+	return opt, nil
+}
+
+func (f *loaderFlags) String() string {
+	return fmt.Sprintf("mode=%s batch=%d", f.mode, f.batch)
+}

@@ -1,0 +1,52 @@
+// Command lmdbio is the command-line front end of the lmdbio data loader: it
+// launches MPI jobs, reads datasets through the loader pipeline and measures it.
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the command line and returns the process exit status. It is
+// separate from main so tests can call it.
+func run(args []string) int {
+	root := newRootCommand()
+	root.SetArgs(args)
+	err := root.Execute()
+	return report(err)
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "lmdbio",
+		Short: "Fast data loading for distributed deep-learning training",
+		Long: `lmdbio feeds distributed deep-learning training from LMDB datasets on a shared
+parallel file system: one reader rank per node reads the dataset in large
+sequential spans and hands samples to the learners on its node through shared
+memory.` + exitStatusHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.AddCommand(
+		newRunCommand(),
+		newTopologyCommand(),
+		newDoctorCommand(),
+		newMPIBenchCommand(),
+		newGenCommand(),
+		newDigestCommand(),
+		newInfoCommand(),
+		newIndexCommand(),
+	)
+	for _, c := range root.Commands() {
+		c.Long = c.Short + "." + c.Long + exitStatusHelp
+	}
+	root.SetHelpCommand(&cobra.Command{Hidden: true})
+	root.CompletionOptions.DisableDefaultCmd = true
+	return root
+}

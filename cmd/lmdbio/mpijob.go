@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+)
+
+// mpiJob is the MPI side of a command that runs as a job: every rank calls
+// startJob, does its part, and ends with finish, which makes all ranks agree
+// on the outcome so only one of them reports a failure.
+type mpiJob struct {
+	topo   *topology.Topology
+	flavor topology.Flavor
+}
+
+// startJob checks how the job was launched, initialises MPI and discovers
+// the node topology.
+func startJob() (*mpiJob, error) {
+	flavor := topology.FlavorOf(mpi.LibraryVersion())
+	if err := topology.CheckBeforeInit(os.Getenv, flavor); err != nil {
+		return nil, usageError(err)
+	}
+	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
+		return nil, fmt.Errorf("cannot start MPI: %w", err)
+	}
+	world := mpi.World()
+	if err := topology.CheckAfterInit(os.Getenv, flavor, world.Size()); err != nil {
+		_ = mpi.Finalize()
+		return nil, usageError(err)
+	}
+	topo, err := topology.Discover(world)
+	if err != nil {
+		_ = mpi.Finalize()
+		return nil, usageError(err)
+	}
+	return &mpiJob{topo: topo, flavor: flavor}, nil
+}
+
+// agree makes every rank learn whether any rank failed. The lowest failing
+// rank returns its own error; the others return a quiet error with the same
+// exit status, so the user sees one line. It is collective.
+func (j *mpiJob) agree(err error) error {
+	world := j.topo.World
+	code := int64(exitCode(err))
+	first := int64(world.Size())
+	if code != exitOK {
+		first = int64(world.Rank())
+	}
+	in := []int64{code, -first}
+	out := make([]int64, 2)
+	if e := world.AllreduceInt64(in, out, mpi.Max); e != nil {
+		return fmt.Errorf("agreeing on the outcome: %w", e)
+	}
+	switch {
+	case out[0] == exitOK:
+		return nil
+	case int64(world.Rank()) == -out[1]:
+		return err
+	default:
+		return quiet(int(out[0]))
+	}
+}
+
+// fail ends the whole job at once from one rank, for failures that other
+// ranks cannot be asked to agree on (they may be blocked in a collective).
+func (j *mpiJob) fail(err error) {
+	code := report(err)
+	if j.topo.Size > 1 {
+		mpi.Abort(code)
+	}
+	os.Exit(code)
+}
+
+// finish agrees on the outcome, frees the job's resources and finalises MPI.
+func (j *mpiJob) finish(err error) error {
+	err = j.agree(err)
+	j.topo.Free()
+	if e := mpi.Finalize(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}

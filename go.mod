@@ -1,0 +1,13 @@
+module github.com/lmdbio/lmdbio
+
+go 1.26.8
+
+require (
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
+	google.golang.org/protobuf v1.36.12
+)
+
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -1,0 +1,8 @@
+//go:build cgo && !nompi && mpich
+
+package mpi
+
+// The mpich build tag links MPICH instead of the system's default MPI.
+
+// #cgo pkg-config: mpich
+import "C"

@@ -1,0 +1,8 @@
+//go:build cgo && !nompi && !mpich
+
+package mpi
+
+// The default build links the system's default MPI, OpenMPI on Debian.
+
+// #cgo pkg-config: mpi
+import "C"

@@ -1,0 +1,20 @@
+// Package gen writes synthetic LMDB datasets shaped like ImageNet as Caffe
+// stores it, for benchmarks and tests.
+//
+// # Overview
+//
+// Write fills a directory with data.mdb (and lock.mdb) holding Options.Records
+// records. Keys follow Caffe's convert_imageset, "%08d_" plus a file name
+// such as "00000042_n01440764/n01440764_42.JPEG". Value sizes are drawn from
+// a normal distribution (clipped to at least one byte); values are random
+// bytes, raw or wrapped in a Caffe Datum (see pkg/datum) of 3 channels whose
+// height and width make the pixel data about the drawn size.
+//
+// # Invariants
+//
+//   - Determinism: each record is a function of (Seed, record number) alone,
+//     so the same options give the same records, and KeyOrder and Random
+//     give the same records, inserted in a different order.
+//   - Values are incompressible (a ChaCha8 stream), so file-system or
+//     transport compression cannot flatter a benchmark.
+package gen

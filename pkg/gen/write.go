@@ -1,0 +1,169 @@
+package gen
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/lmdb"
+)
+
+// Write creates the dataset opt describes in dir, creating dir if needed.
+// dir must not hold a data.mdb unless opt.Overwrite is set. The load runs
+// without fsync and syncs once at the end.
+func Write(dir string, opt Options) (Summary, error) {
+	return write(dir, opt, 0)
+}
+
+// write is Write with the initial map size under the caller's control
+// (0: estimate it), so tests can exercise growing the map.
+func write(dir string, opt Options, mapSize int64) (Summary, error) {
+	start := time.Now()
+	opt, err := opt.check()
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := prepareDir(dir, opt.Overwrite); err != nil {
+		return Summary{}, err
+	}
+	if mapSize == 0 {
+		mapSize = estimateMapSize(opt)
+	}
+	env, err := lmdb.Open(dir, lmdb.NoSync, mapSize)
+	if err != nil {
+		return Summary{}, fmt.Errorf("gen: %w", err)
+	}
+	defer env.Close()
+	wb := newWriteback(filepath.Join(dir, "data.mdb"))
+	defer wb.close()
+	w := &loader{env: env, opt: opt, recs: newRecords(opt), order: insertionOrder(opt), wb: wb}
+	if err := w.load(); err != nil {
+		return Summary{}, fmt.Errorf("gen: write %s: %w", dir, err)
+	}
+	if err := env.Sync(true); err != nil {
+		return Summary{}, fmt.Errorf("gen: sync %s: %w", dir, err)
+	}
+	env.Close()
+	st, err := os.Stat(filepath.Join(dir, "data.mdb"))
+	if err != nil {
+		return Summary{}, fmt.Errorf("gen: %w", err)
+	}
+	return Summary{Records: opt.Records, Bytes: w.bytes, FileSize: st.Size(), Elapsed: time.Since(start)}, nil
+}
+
+// prepareDir creates dir, or empties it of an old dataset if overwrite.
+func prepareDir(dir string, overwrite bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	data := filepath.Join(dir, "data.mdb")
+	if _, err := os.Lstat(data); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	if !overwrite {
+		return fmt.Errorf("gen: %s: %w (overwrite not requested)", data, fs.ErrExist)
+	}
+	for _, name := range []string{data, filepath.Join(dir, "lock.mdb")} {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("gen: %w", err)
+		}
+	}
+	return nil
+}
+
+// estimateMapSize returns a map size the dataset will fit in with room to
+// spare. The map only reserves address space and the file grows as pages
+// are written, so erring large costs nothing.
+func estimateMapSize(opt Options) int64 {
+	const (
+		pageSize = 4096 // a large value rounds up to whole overflow pages
+		perKey   = 128  // key, node header, branch share, Datum framing
+	)
+	perRecord := int64(opt.MeanSize) + 4*int64(opt.StdDev) + pageSize + perKey
+	return int64(opt.Records)*perRecord*3/2 + 64<<20
+}
+
+// insertionOrder returns the record numbers in insertion order for Random,
+// or nil for KeyOrder (record n goes n-th).
+func insertionOrder(opt Options) []int {
+	if opt.Order != Random {
+		return nil
+	}
+	// A stream separate from the records' (different second seed word).
+	return rand.New(rand.NewPCG(uint64(opt.Seed), 0x6f72646572)).Perm(opt.Records)
+}
+
+// loader inserts the records in transactions.
+type loader struct {
+	env   *lmdb.Env
+	opt   Options
+	recs  *records
+	order []int
+	wb    *writeback
+	done  int   // records committed
+	bytes int64 // value bytes committed
+}
+
+// load writes every record, growing the map when it fills.
+func (l *loader) load() error {
+	for l.done < l.opt.Records {
+		n, b, err := l.txn()
+		if lmdb.IsMapFull(err) {
+			if err := l.grow(); err != nil {
+				return err
+			}
+			continue // the aborted transaction is redone in full
+		}
+		if err != nil {
+			return err
+		}
+		l.done += n
+		l.bytes += b
+		l.wb.start()
+		if l.opt.Progress != nil {
+			l.opt.Progress(l.done, l.opt.Records)
+		}
+	}
+	return nil
+}
+
+// txn writes the next batch of records in one transaction and returns how
+// many records and value bytes it committed.
+func (l *loader) txn() (n int, bytes int64, err error) {
+	err = l.env.Update(func(txn *lmdb.Txn) error {
+		n, bytes = 0, 0
+		for l.done+n < l.opt.Records && n < l.opt.TxnRecords && bytes < maxTxnBytes {
+			key, value := l.recs.record(l.recordAt(l.done + n))
+			if err := txn.Put(key, value); err != nil {
+				return err
+			}
+			n++
+			bytes += int64(len(value))
+		}
+		return nil
+	})
+	return n, bytes, err
+}
+
+// recordAt returns the number of the record inserted pos-th.
+func (l *loader) recordAt(pos int) int {
+	if l.order == nil {
+		return pos
+	}
+	return l.order[pos]
+}
+
+// grow doubles the map size.
+func (l *loader) grow() error {
+	info, err := l.env.Info()
+	if err != nil {
+		return err
+	}
+	return l.env.SetMapSize(2 * info.MapSize)
+}

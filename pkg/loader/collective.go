@@ -1,0 +1,104 @@
+package loader
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/shm"
+)
+
+// bcastBytes sends root's b to every rank of c, length first.
+func bcastBytes(c *mpi.Comm, root int, b []byte) ([]byte, error) {
+	n := make([]byte, 8)
+	binary.LittleEndian.PutUint64(n, uint64(len(b)))
+	if err := c.Bcast(n, root); err != nil {
+		return nil, err
+	}
+	if c.Rank() != root {
+		b = make([]byte, binary.LittleEndian.Uint64(n))
+	}
+	if err := c.Bcast(b, root); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// status is what root tells the others after a step that only it performs.
+type status struct {
+	Err      string          `json:"err,omitempty"`
+	BadInput bool            `json:"bad_input,omitempty"`
+	Payload  json.RawMessage `json:"payload,omitempty"`
+}
+
+// bcastStatus sends root's outcome (err, or payload on success) to every rank
+// of c. Every rank returns the same outcome: root its own error, the others a
+// remoteError naming root's world rank.
+func bcastStatus(c *mpi.Comm, root, rootWorldRank int, err error, payload any) (json.RawMessage, error) {
+	var b []byte
+	if c.Rank() == root {
+		st := status{}
+		if err != nil {
+			st.Err, st.BadInput = err.Error(), IsBadInput(err)
+		} else if st.Payload, err = json.Marshal(payload); err != nil {
+			return nil, err
+		}
+		b, _ = json.Marshal(st)
+	}
+	b, e := bcastBytes(c, root, b)
+	if e != nil {
+		return nil, e
+	}
+	if c.Rank() == root {
+		return nil, err
+	}
+	var st status
+	if e := json.Unmarshal(b, &st); e != nil {
+		return nil, fmt.Errorf("status from rank %d: %w", rootWorldRank, e)
+	}
+	if st.Err != "" {
+		return nil, &remoteError{rank: rootWorldRank, msg: st.Err, badInput: st.BadInput}
+	}
+	return st.Payload, nil
+}
+
+// agree makes every rank of c fail when any rank failed. A failing rank
+// keeps its own error; the others get a remoteError from the lowest failing
+// rank, with its message.
+func agree(c *mpi.Comm, err error) error {
+	failed := int64(c.Size())
+	if err != nil {
+		failed = int64(c.Rank())
+	}
+	out := make([]int64, 1)
+	if e := c.AllreduceInt64([]int64{failed}, out, mpi.Min); e != nil {
+		return e
+	}
+	if out[0] == int64(c.Size()) {
+		return nil
+	}
+	_, e := bcastStatus(c, int(out[0]), int(out[0]), err, nil)
+	if err != nil {
+		return err
+	}
+	return e
+}
+
+// IsBadInput reports failures that the user causes and fixes: a missing,
+// corrupt or unsupported dataset, a bad option, too little shared memory.
+// Command-line tools exit with status 2 for them.
+func IsBadInput(err error) bool {
+	for _, target := range []error{fs.ErrNotExist, fs.ErrPermission, lmdbfmt.ErrCorrupt, lmdbfmt.ErrNotLMDB,
+		lmdbfmt.ErrUnsupported, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}

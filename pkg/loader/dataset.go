@@ -1,0 +1,113 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+)
+
+// dataset is what every rank knows about the database after Open.
+type dataset struct {
+	Path       string `json:"path"` // the data file (data.mdb)
+	Records    int    `json:"records"`
+	ValueBytes int64  `json:"value_bytes"` // sum of value lengths; 0 when unknown (no index)
+	FileSize   int64  `json:"file_size"`
+	IndexFrom  string `json:"index_from,omitempty"`
+
+	index *index.Index // on node leaders, in PROV modes
+}
+
+// meanRecord estimates a record's bytes, for sizing windows.
+func (d *dataset) meanRecord() int64 {
+	if d.Records == 0 {
+		return 1
+	}
+	total := d.ValueBytes
+	if total == 0 {
+		total = d.FileSize
+	}
+	return max(total/int64(d.Records), 1)
+}
+
+// describe is rank 0's look at the database: it validates the file and, for
+// PROV modes, loads or builds the index.
+func describe(path string, opt Options) (*dataset, error) {
+	dataPath, err := lmdbfmt.DataPath(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	db, err := lmdbfmt.Open(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	ds := &dataset{Path: dataPath, Records: int(db.Meta().Entries), FileSize: st.Size()}
+	if !opt.Mode.PROV {
+		return ds, nil
+	}
+	ds.index, ds.IndexFrom, err = index.Load(dataPath, opt.Index)
+	if err != nil {
+		return nil, err
+	}
+	ds.Records, ds.ValueBytes = ds.index.Len(), ds.index.TotalBytes()
+	return ds, nil
+}
+
+// shareDataset runs describe on rank 0 and tells every rank the outcome; in
+// PROV modes it also sends the index to the node leaders. Collective.
+func shareDataset(t *topology.Topology, path string, opt Options) (*dataset, error) {
+	var ds *dataset
+	var err error
+	if t.Rank == 0 {
+		ds, err = describe(path, opt)
+	}
+	payload, err := bcastStatus(t.World, 0, 0, err, ds)
+	if err != nil {
+		return nil, err
+	}
+	if t.Rank != 0 {
+		ds = new(dataset)
+		if err := jsonUnmarshal(payload, ds); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Mode.PROV && t.Leaders != nil {
+		if err := shareIndex(t, ds); err != nil {
+			return nil, err
+		}
+	}
+	return ds, nil
+}
+
+// shareIndex sends the index from rank 0 to every node leader, so no other
+// rank walks the tree.
+func shareIndex(t *topology.Topology, ds *dataset) error {
+	var blob []byte
+	if t.Rank == 0 {
+		var err error
+		if blob, err = ds.index.MarshalBinary(); err != nil {
+			return err
+		}
+	}
+	blob, err := bcastBytes(t.Leaders, 0, blob)
+	if err != nil {
+		return fmt.Errorf("sending the index to node leaders: %w", err)
+	}
+	if t.Rank != 0 {
+		if ds.index, err = index.Unmarshal(blob); err != nil {
+			return fmt.Errorf("index received from rank 0: %w", err)
+		}
+	}
+	return nil
+}

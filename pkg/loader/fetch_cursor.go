@@ -1,0 +1,238 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/lmdbio/lmdbio/pkg/lmdb"
+	"github.com/lmdbio/lmdbio/pkg/planner"
+	"github.com/lmdbio/lmdbio/pkg/reader"
+	"github.com/lmdbio/lmdbio/pkg/ring"
+)
+
+// cursorFetcher is the node reader before PROV: it finds its records by
+// walking liblmdb's cursor from the start of the database. With LMM alone
+// it copies keys and values out of its mmap (page faults do the I/O); with
+// DIO it takes only the values' places from the cursor and preads each
+// batch's byte range.
+type cursorFetcher struct {
+	env    *lmdb.Env
+	txn    *lmdb.Txn
+	cur    *lmdb.Cursor
+	pos    int // record the cursor is on; -1 before the first
+	rd     *reader.SpanReader
+	opt    Options
+	arena  *arena
+	buf    []byte
+	copied int64 // bytes copied out of the mmap (LMM without DIO)
+}
+
+func openCursorFetcher(ds *dataset, opt Options) (*cursorFetcher, error) {
+	env, err := lmdb.Open(ds.Path, lmdb.ReadOnly|lmdb.NoLock|lmdb.NoSubdir, 0)
+	if err != nil {
+		return nil, err
+	}
+	txn, err := env.BeginRead()
+	if err != nil {
+		env.Close()
+		return nil, err
+	}
+	cur, err := txn.Cursor()
+	if err != nil {
+		txn.Abort()
+		env.Close()
+		return nil, err
+	}
+	f := &cursorFetcher{env: env, txn: txn, cur: cur, pos: -1, opt: opt}
+	if opt.Mode.DIO {
+		if f.rd, err = reader.Open(ds.Path, opt.Direct); err != nil {
+			f.close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// seek moves the cursor to record i by walking it, as a reader without an
+// index must, and returns the record's key and value (views into the map).
+func (f *cursorFetcher) seek(i int) (k, v []byte, err error) {
+	if i <= f.pos {
+		f.pos = -1
+	}
+	for f.pos < i {
+		if f.pos < 0 {
+			k, v, err = f.cur.First()
+		} else {
+			k, v, err = f.cur.Next()
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("cursor walk to record %d: %w", i, err)
+		}
+		f.pos++
+	}
+	return k, v, nil
+}
+
+// windowBytes is unknown without an index: sizes show only during the walk.
+func (f *cursorFetcher) windowBytes([]batchRef) int64 { return 0 }
+
+// record is what the cursor yields for one record.
+type record struct {
+	num   int // record number
+	key   []byte
+	val   []byte
+	start int64 // offset of the value in the data file
+}
+
+func (f *cursorFetcher) fetch(ctx context.Context, batches []batchRef, ids []uint64, acquire func() error) ([][]ring.Item, error) {
+	// liblmdb's read transaction is not tied to a thread (MDB_NOTLS), but
+	// keeping the walk on one thread keeps its page faults on one core.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := acquire(); err != nil { // the walk itself faults pages in from storage
+		return nil, err
+	}
+	recs := make([][]record, len(batches))
+	var keyBytes, valBytes int64
+	for i, b := range batches {
+		for _, r := range b.records {
+			k, v, err := f.seek(r)
+			if err != nil {
+				return nil, err
+			}
+			recs[i] = append(recs[i], record{num: r, key: k, val: v, start: f.env.FileOffset(v)})
+			keyBytes += int64(len(k))
+			valBytes += int64(len(v))
+		}
+	}
+	if f.opt.Mode.DIO {
+		return f.fetchDirect(ctx, recs, ids, keyBytes)
+	}
+	return f.fetchCopy(ctx, recs, ids, keyBytes+valBytes)
+}
+
+// fetchCopy copies keys and values out of the map into the arena.
+func (f *cursorFetcher) fetchCopy(ctx context.Context, recs [][]record, ids []uint64, size int64) ([][]ring.Item, error) {
+	base, err := f.arena.alloc(ctx, size, ids)
+	if err != nil {
+		return nil, err
+	}
+	at := base
+	put := func(b []byte) (int64, int64) {
+		copy(f.buf[at:], b)
+		at += int64(len(b))
+		f.copied += int64(len(b))
+		return at - int64(len(b)), int64(len(b))
+	}
+	items := make([][]ring.Item, len(recs))
+	for i, batch := range recs {
+		for _, r := range batch {
+			it := ring.Item{Record: int64(r.num)}
+			it.Offset, it.Length = put(r.val)
+			it.KeyOffset, it.KeyLength = put(r.key)
+			items[i] = append(items[i], it)
+		}
+	}
+	return items, nil
+}
+
+// fetchDirect preads each batch's byte range, as located by the cursor.
+func (f *cursorFetcher) fetchDirect(ctx context.Context, recs [][]record, ids []uint64, keyBytes int64) ([][]ring.Item, error) {
+	popt := planner.Options{MaxSpan: math.MaxInt64, MaxGap: f.opt.MaxGap}
+	if f.opt.Direct {
+		popt.Align = alignment
+	}
+	var ext extents
+	first := make([]int, len(recs)) // number of the batch's first record in ext
+	for i, batch := range recs {
+		first[i] = len(ext)
+		for _, r := range batch {
+			if r.start < 0 {
+				return nil, fmt.Errorf("liblmdb returned a value outside its map")
+			}
+			ext = append(ext, [2]int64{r.start, int64(len(r.val))})
+		}
+	}
+	spans := f.planBatches(ext, first, popt)
+	if _, size := spanLayout(spans); size > f.arena.size/int64(f.opt.Prefetch+1) {
+		// Without an index the arena was sized from the mean record; reading
+		// through gaps made this window too big for it, so read only the
+		// records' own bytes.
+		popt.MaxGap = 0
+		spans = f.planBatches(ext, first, popt)
+	}
+	at, size := spanLayout(spans)
+	base, err := f.arena.alloc(ctx, size+keyBytes, ids)
+	if err != nil {
+		return nil, err
+	}
+	placed, err := readSpans(ctx, f.rd, f.buf, base, spans, at, f.opt.IODepth)
+	if err != nil {
+		return nil, err
+	}
+	keyAt := base + size
+	items := make([][]ring.Item, len(recs))
+	for i, batch := range recs {
+		for j, r := range batch {
+			p := placed[first[i]+j]
+			copy(f.buf[keyAt:], r.key)
+			items[i] = append(items[i], ring.Item{Record: int64(r.num), Offset: p.offset, Length: p.length,
+				KeyOffset: keyAt, KeyLength: int64(len(r.key))})
+			keyAt += int64(len(r.key))
+		}
+	}
+	return items, nil
+}
+
+func (f *cursorFetcher) stats() reader.Stats {
+	if f.rd != nil {
+		return f.rd.Stats()
+	}
+	return reader.Stats{Bytes: f.copied}
+}
+
+func (f *cursorFetcher) close() error {
+	if f.cur != nil {
+		f.cur.Close()
+		f.cur = nil
+	}
+	if f.txn != nil {
+		f.txn.Abort()
+		f.txn = nil
+	}
+	var err error
+	if f.rd != nil {
+		err = f.rd.Close()
+	}
+	if e := f.env.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// extents is a list of (offset, length) pairs the planner can read.
+type extents [][2]int64
+
+func (e extents) Extent(i int) (off, n int64) { return e[i][0], e[i][1] }
+
+func (f *cursorFetcher) attach(a *arena, buf []byte) { f.arena, f.buf = a, buf }
+
+// planBatches plans each batch's reads on its own: a batch is read as the
+// byte range its records span (split only at gaps larger than MaxGap).
+func (f *cursorFetcher) planBatches(ext extents, first []int, popt planner.Options) []planner.Span {
+	var spans []planner.Span
+	for i := range first {
+		end := len(ext)
+		if i+1 < len(first) {
+			end = first[i+1]
+		}
+		nums := make([]int, 0, end-first[i])
+		for n := first[i]; n < end; n++ {
+			nums = append(nums, n)
+		}
+		spans = append(spans, planner.Plan(ext, nums, popt)...)
+	}
+	return spans
+}

@@ -1,0 +1,151 @@
+package reader
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lmdbio/lmdbio/mpi"
+)
+
+// mpiLaunched is set when the test binary runs under an MPI launcher
+// (mpirun, srun): then TestMain initialises MPI and the TestMPI tests run
+// with the launcher's world. A plain `go test` leaves MPI alone, since the
+// single-rank case is covered by the in-process tests.
+var mpiLaunched bool
+
+func TestMain(m *testing.M) {
+	for _, v := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"} {
+		if os.Getenv(v) != "" {
+			mpiLaunched = true
+		}
+	}
+	if !mpiLaunched {
+		os.Exit(m.Run())
+	}
+	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	// Every rank exits non-zero if a test failed on any rank.
+	out := make([]int64, 1)
+	if err := mpi.World().AllreduceInt64([]int64{int64(code)}, out, mpi.Max); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	} else {
+		code = int(out[0])
+	}
+	if err := mpi.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// TestMPIStagger runs the stagger over the MPI world for several group sizes
+// (any world size works), gathers every reader's turn timestamps at rank 0
+// and checks the waves there. Each turn sleeps a little so that turns have a
+// length and overlaps would show.
+func TestMPIStagger(t *testing.T) {
+	if !mpiLaunched {
+		t.Skip("not under an MPI launcher (run scripts/mpi-tests.sh)")
+	}
+	const windows = 3
+	w := mpi.World()
+	size, rank := w.Size(), w.Rank()
+	groups := slices.Compact([]int{0, 1, 2, max(1, size-1), size})
+	for _, group := range groups {
+		t.Run(fmt.Sprintf("group=%d", group), func(t *testing.T) {
+			s := NewStagger(w, group)
+			if want := group > 0 && group < size; s.Enabled() != want {
+				t.Errorf("Enabled = %v, want %v", s.Enabled(), want)
+			}
+			mine := make([]byte, 0, 16*windows)
+			for win := range windows {
+				if err := s.Acquire(win); err != nil {
+					mpiFatal(t, err)
+				}
+				start := time.Now().UnixNano()
+				time.Sleep(2 * time.Millisecond)
+				end := time.Now().UnixNano()
+				if err := s.Release(win); err != nil {
+					mpiFatal(t, err)
+				}
+				mine = binary.LittleEndian.AppendUint64(mine, uint64(start))
+				mine = binary.LittleEndian.AppendUint64(mine, uint64(end))
+			}
+			var all []byte
+			if rank == 0 {
+				all = make([]byte, size*len(mine))
+			}
+			if err := w.Gather(mine, all, 0); err != nil {
+				mpiFatal(t, err)
+			}
+			verdict := []byte{0}
+			if rank == 0 {
+				turns := make([][]interval, size)
+				for r := range size {
+					for win := range windows {
+						p := all[r*len(mine)+16*win:]
+						turns[r] = append(turns[r], interval{
+							start: int64(binary.LittleEndian.Uint64(p)),
+							end:   int64(binary.LittleEndian.Uint64(p[8:])),
+						})
+					}
+				}
+				if err := checkWaves(turns, group); err != nil {
+					t.Error(err)
+					verdict[0] = 1
+				}
+			}
+			// Every rank learns the outcome, so all of them pass or fail.
+			if err := w.Bcast(verdict, 0); err != nil {
+				mpiFatal(t, err)
+			}
+			if verdict[0] != 0 && rank != 0 {
+				t.Error("rank 0 found the waves out of order")
+			}
+		})
+	}
+}
+
+// TestMPIStaggerWindowMismatch: a reader whose predecessor sends the token
+// of another window reports ErrProtocol instead of reading out of turn.
+func TestMPIStaggerWindowMismatch(t *testing.T) {
+	if !mpiLaunched {
+		t.Skip("not under an MPI launcher (run scripts/mpi-tests.sh)")
+	}
+	w := mpi.World()
+	if w.Size() < 2 {
+		t.Skip("needs 2 ranks")
+	}
+	switch w.Rank() {
+	case 0:
+		bad := binary.LittleEndian.AppendUint64(nil, 41)
+		if err := w.Send(bad, 1, StaggerTag); err != nil {
+			mpiFatal(t, err)
+		}
+	case 1:
+		s := NewStagger(w, 1)
+		if err := s.Acquire(0); !errors.Is(err, ErrProtocol) {
+			t.Errorf("Acquire = %v, want ErrProtocol", err)
+		}
+	}
+	if err := w.Barrier(); err != nil {
+		mpiFatal(t, err)
+	}
+}
+
+// mpiFatal ends the whole job: a rank stopping alone would leave the others
+// blocked in MPI.
+func mpiFatal(t *testing.T, err error) {
+	t.Helper()
+	t.Error(err)
+	fmt.Fprintf(os.Stderr, "rank %d: %v\n", mpi.World().Rank(), err)
+	mpi.Abort(1)
+}

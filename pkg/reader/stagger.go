@@ -1,0 +1,143 @@
+package reader
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/lmdbio/lmdbio/mpi"
+)
+
+// StaggerTag is the MPI tag of stagger tokens. Nothing else may use it on
+// the communicator given to NewStagger.
+const StaggerTag = 0x5354 // "ST"
+
+// tokenSize is the size of a token: the window number, uint64 little endian.
+const tokenSize = 8
+
+// Stagger makes node readers take turns at storage (LMDBIO's STAG).
+//
+// The readers (ranks of the node-leader communicator) form G columns: column
+// c holds readers c, c+G, c+2G, ..., and reader r is in wave r/G. For each
+// window w:
+//
+//   - reader r >= G waits in Acquire(w) for the token of window w from r-G;
+//   - in Release(w), reader r passes the token to r+G; the last reader of a
+//     column passes it back to the first, which waits for it in its
+//     Release(w) before it may start window w+1.
+//
+// So within a column one reader reads at a time, across windows too, and at
+// most G readers read at once: wave 0 reads window w, then wave 1, and so on,
+// and wave 0 reads window w+1 only after the last wave finished window w.
+// Every token sent is received within the same window, so nothing is left in
+// flight when the readers stop. G <= 0 or G >= size disables staggering:
+// Acquire and Release send nothing.
+//
+// Every reader must call Acquire(w) and Release(w) for the same windows
+// 0, 1, 2, ... in that order; a reader with nothing to read in a window still
+// calls both (an empty window), or its column waits for it forever. A reader
+// that fails leaves the others blocked in MPI: failures end the job with
+// mpi.Abort.
+//
+// A Stagger belongs to one goroutine. Its zero value is not usable: use
+// NewStagger.
+type Stagger struct {
+	link  tokenLink
+	rank  int
+	size  int
+	group int // 0 when disabled
+	next  int // the window Acquire expects
+	held  bool
+	// buf holds a token, with room for a longer message so that one is
+	// reported rather than truncated by MPI. It is its own allocation: cgo
+	// refuses a pointer into an object that also holds Go pointers.
+	buf []byte
+}
+
+// tokenLink is the part of *mpi.Comm that Stagger uses; tests replace it.
+type tokenLink interface {
+	Rank() int
+	Size() int
+	Send(buf []byte, dest, tag int) error
+	Recv(buf []byte, source, tag int) (mpi.Status, error)
+}
+
+// NewStagger returns the stagger of this reader. comm is the communicator of
+// the node readers (one rank per node), group is G, the number of readers
+// allowed to read at once.
+func NewStagger(comm *mpi.Comm, group int) *Stagger {
+	return newStagger(comm, group)
+}
+
+func newStagger(link tokenLink, group int) *Stagger {
+	s := &Stagger{link: link, rank: link.Rank(), size: link.Size(), group: group, buf: make([]byte, 2*tokenSize)}
+	if group <= 0 || group >= s.size {
+		s.group = 0
+	}
+	return s
+}
+
+// Enabled reports whether readers take turns (1 <= G < size).
+func (s *Stagger) Enabled() bool { return s.group > 0 }
+
+// Acquire waits until this reader may read window. It panics if windows are
+// not acquired in order 0, 1, 2, ... each after the previous Release.
+func (s *Stagger) Acquire(window int) error {
+	if s.held || window != s.next {
+		panic(fmt.Sprintf("reader: Stagger.Acquire(%d), want Acquire(%d) (held=%v)", window, s.next, s.held))
+	}
+	s.held = true
+	if s.group == 0 || s.rank < s.group {
+		// The first reader of a column got its turn in the previous Release.
+		return nil
+	}
+	return s.recv(s.rank-s.group, window)
+}
+
+// Release ends this reader's turn at window: the next reader of the column
+// may start. The first reader of a column then waits until the whole column
+// has read window, which keeps it from starting the next window early. It
+// panics if window is not the one last acquired.
+func (s *Stagger) Release(window int) error {
+	if !s.held || window != s.next {
+		panic(fmt.Sprintf("reader: Stagger.Release(%d) without Acquire(%d)", window, window))
+	}
+	s.held = false
+	s.next++
+	if s.group == 0 {
+		return nil
+	}
+	first := s.rank % s.group
+	last := first + (s.size-1-first)/s.group*s.group
+	if first == last {
+		return nil // a column of one: nobody to wait for or to wake
+	}
+	next := s.rank + s.group
+	if s.rank == last {
+		next = first
+	}
+	binary.LittleEndian.PutUint64(s.buf, uint64(window))
+	if err := s.link.Send(s.buf[:tokenSize], next, StaggerTag); err != nil {
+		return fmt.Errorf("reader: stagger: pass window %d token to reader %d: %w", window, next, err)
+	}
+	if s.rank == first {
+		return s.recv(last, window)
+	}
+	return nil
+}
+
+// recv waits for from's token and checks that it is for window.
+func (s *Stagger) recv(from, window int) error {
+	st, err := s.link.Recv(s.buf, from, StaggerTag)
+	if err != nil {
+		return fmt.Errorf("reader: stagger: wait for window %d token from reader %d: %w", window, from, err)
+	}
+	if st.Count != tokenSize {
+		return fmt.Errorf("%w: reader %d waiting for window %d got a %d-byte token from reader %d, want %d bytes",
+			ErrProtocol, s.rank, window, st.Count, from, tokenSize)
+	}
+	if got := binary.LittleEndian.Uint64(s.buf); got != uint64(window) {
+		return fmt.Errorf("%w: reader %d waiting for window %d got the token of window %d from reader %d (readers disagree on the windows)",
+			ErrProtocol, s.rank, window, got, from)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package ring
+
+import "fmt"
+
+// Type is the type byte of a frame.
+type Type uint8
+
+// Message types. The values are part of the wire format: never renumber.
+const (
+	TypeHello      Type = 1 // client -> server, first frame on a connection
+	TypeBatch      Type = 2 // server -> client
+	TypeEndOfEpoch Type = 3 // server -> client
+	TypeRelease    Type = 4 // client -> server
+	TypeFail       Type = 5 // either direction
+	TypeBye        Type = 6 // client -> server, last frame of a clean close
+)
+
+// String names the type for error messages.
+func (t Type) String() string {
+	switch t {
+	case TypeHello:
+		return "Hello"
+	case TypeBatch:
+		return "Batch"
+	case TypeEndOfEpoch:
+		return "EndOfEpoch"
+	case TypeRelease:
+		return "Release"
+	case TypeFail:
+		return "Fail"
+	case TypeBye:
+		return "Bye"
+	}
+	return fmt.Sprintf("Type(%d)", uint8(t))
+}
+
+// Message is one of Hello, Batch, EndOfEpoch, Release, Fail and Bye. The set
+// is closed: the unexported method keeps other packages from adding to it.
+type Message interface {
+	// Type returns the frame's type byte.
+	Type() Type
+	// appendPayload appends the payload (the bytes after the type byte).
+	appendPayload(b []byte) []byte
+}
+
+// Hello is the first message a learner sends after connecting: it tells the
+// server which local rank is on the other end of the socket.
+type Hello struct {
+	LocalRank uint32
+	Pid       uint32
+}
+
+// Item places one record of a batch in the node's shared-memory arena.
+type Item struct {
+	Record    int64 // index of the record in the data set
+	Offset    int64 // byte offset of the record's value in the arena
+	Length    int64 // length of the value in bytes
+	KeyOffset int64 // byte offset of the record's key in the arena
+	KeyLength int64 // length of the key in bytes
+}
+
+// Batch tells a learner where the records of its next batch lie in the arena.
+// The bytes stay valid until the learner sends Release with the same ID.
+type Batch struct {
+	ID    uint64
+	Epoch uint32
+	Items []Item
+}
+
+// EndOfEpoch tells a learner that it has received every batch of Epoch.
+type EndOfEpoch struct {
+	Epoch uint32
+}
+
+// Release tells the server that the learner no longer uses batch ID, so its
+// arena bytes may be reused.
+type Release struct {
+	ID uint64
+	// Learner is the local rank that sent the Release. It is not on the wire:
+	// the Server fills it in from the connection the message arrived on.
+	Learner int
+}
+
+// Fail tells the peer that this side failed, and why. The peer stops.
+type Fail struct {
+	Msg string
+}
+
+// Bye is a learner's last message on a clean Close.
+type Bye struct{}
+
+// Type implements Message.
+func (Hello) Type() Type { return TypeHello }
+
+// Type implements Message.
+func (Batch) Type() Type { return TypeBatch }
+
+// Type implements Message.
+func (EndOfEpoch) Type() Type { return TypeEndOfEpoch }
+
+// Type implements Message.
+func (Release) Type() Type { return TypeRelease }
+
+// Type implements Message.
+func (Fail) Type() Type { return TypeFail }
+
+// Type implements Message.
+func (Bye) Type() Type { return TypeBye }

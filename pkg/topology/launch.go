@@ -1,0 +1,103 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrLaunch marks a job that was started in a way its MPI library cannot
+// work with. Such errors are the user's to fix, so the CLI exits with 2.
+var ErrLaunch = errors.New("bad MPI launch")
+
+// Flavor is the family of the MPI library lmdbio was built against.
+type Flavor int
+
+// The MPI families lmdbio knows how to launch.
+const (
+	UnknownMPI Flavor = iota
+	OpenMPI
+	MPICH
+	NoMPI
+)
+
+// FlavorOf reads the family from MPI_Get_library_version's text.
+func FlavorOf(version string) Flavor {
+	switch v := strings.ToLower(version); {
+	case strings.Contains(v, "open mpi"):
+		return OpenMPI
+	case strings.Contains(v, "mpich"):
+		return MPICH
+	case strings.Contains(v, "no mpi"), v == "":
+		return NoMPI
+	}
+	return UnknownMPI
+}
+
+func (f Flavor) String() string {
+	return [...]string{"unknown MPI", "Open MPI", "MPICH", "no MPI"}[f]
+}
+
+// SrunPlugin is the srun --mpi value that starts this MPI correctly.
+func (f Flavor) SrunPlugin() string {
+	if f == MPICH {
+		return "pmi2"
+	}
+	return "pmix"
+}
+
+// launchEnv lists variables that only an MPI launcher (mpirun, mpiexec, or
+// srun with a PMI plugin) sets in a rank's environment.
+var launchEnv = []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_FD", "PMI_PORT", "PMI_SIZE"}
+
+// srunTasks returns how many tasks srun started in this step, 0 when this
+// process is not a task of a Slurm job step.
+func srunTasks(getenv func(string) string) int {
+	if getenv("SLURM_STEP_ID") == "" || getenv("SLURM_PROCID") == "" {
+		return 0
+	}
+	for _, name := range []string{"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"} {
+		if n, err := strconv.Atoi(getenv(name)); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+func launchedByMPI(getenv func(string) string) bool {
+	for _, name := range launchEnv {
+		if getenv(name) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckBeforeInit refuses launches that would make MPI_Init fail cryptically
+// or split the job into independent single-rank jobs. Call it before MPI_Init.
+func CheckBeforeInit(getenv func(string) string, f Flavor) error {
+	tasks := srunTasks(getenv)
+	if tasks == 0 || launchedByMPI(getenv) || f == NoMPI {
+		return nil
+	}
+	switch {
+	case f == OpenMPI:
+		return fmt.Errorf("%w: started by srun without PMIx, which Open MPI needs: use srun --mpi=%s (or lmdbio run, which picks it)",
+			ErrLaunch, f.SrunPlugin())
+	case tasks > 1:
+		return fmt.Errorf("%w: srun started %d tasks without a PMI plugin, so %s would run %d independent single-rank jobs: use srun --mpi=%s (or lmdbio run)",
+			ErrLaunch, tasks, f, tasks, f.SrunPlugin())
+	}
+	return nil
+}
+
+// CheckAfterInit catches the launch mistake that only shows once MPI runs:
+// srun started several tasks but each sees a world of one.
+func CheckAfterInit(getenv func(string) string, f Flavor, worldSize int) error {
+	if tasks := srunTasks(getenv); tasks > 1 && worldSize == 1 {
+		return fmt.Errorf("%w: srun started %d tasks but MPI sees a world of 1 rank (independent single-rank jobs): use srun --mpi=%s (or lmdbio run)",
+			ErrLaunch, tasks, f.SrunPlugin())
+	}
+	return nil
+}

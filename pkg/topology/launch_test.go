@@ -1,0 +1,88 @@
+package topology
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func envOf(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+var srunStep = []string{"SLURM_JOB_ID", "7", "SLURM_STEP_ID", "0", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "4"}
+
+func TestCheckBeforeInit(t *testing.T) {
+	cases := []struct {
+		name   string
+		env    []string
+		flavor Flavor
+		want   string // substring of the error; "" for no error
+	}{
+		{"no slurm", nil, OpenMPI, ""},
+		{"mpirun inside allocation", append(append([]string{}, srunStep...), "OMPI_COMM_WORLD_SIZE", "4"), OpenMPI, ""},
+		{"srun pmix", append(append([]string{}, srunStep...), "PMIX_RANK", "1"), OpenMPI, ""},
+		{"openmpi plain srun", srunStep, OpenMPI, "--mpi=pmix"},
+		{"mpich plain srun", srunStep, MPICH, "--mpi=pmi2"},
+		{"mpich srun pmi2", append(append([]string{}, srunStep...), "PMI_FD", "5"), MPICH, ""},
+		{"mpich single task", []string{"SLURM_STEP_ID", "0", "SLURM_PROCID", "0", "SLURM_STEP_NUM_TASKS", "1"}, MPICH, ""},
+		{"no mpi build", srunStep, NoMPI, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckBeforeInit(envOf(c.env...), c.flavor)
+			checkErr(t, err, c.want)
+		})
+	}
+}
+
+func TestCheckAfterInit(t *testing.T) {
+	checkErr(t, CheckAfterInit(envOf(srunStep...), MPICH, 1), "--mpi=pmi2")
+	checkErr(t, CheckAfterInit(envOf(srunStep...), MPICH, 4), "")
+	checkErr(t, CheckAfterInit(envOf(), MPICH, 1), "")
+}
+
+func checkErr(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrLaunch) {
+		t.Fatalf("error %v, want ErrLaunch mentioning %q", err, want)
+	}
+}
+
+func TestFlavorOf(t *testing.T) {
+	for v, want := range map[string]Flavor{
+		"Open MPI v4.1.4, package: Debian OpenMPI": OpenMPI,
+		"MPICH Version:\t4.0.2":                    MPICH,
+		"":                                         NoMPI,
+		"Intel(R) MPI Library 2021":                UnknownMPI,
+	} {
+		if got := FlavorOf(v); got != want {
+			t.Errorf("FlavorOf(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestRanksPerNode(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "1": 1, "4": 4, "0": -1, "x": -1, "-2": -1} {
+		got, err := RanksPerNode(envOf(RanksPerNodeEnv, v))
+		if want < 0 {
+			if err == nil {
+				t.Errorf("%q: want error", v)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("%q: got %d, %v; want %d", v, got, err, want)
+		}
+	}
+}

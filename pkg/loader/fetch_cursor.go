@@ -86,21 +86,21 @@ type record struct {
 	start int64 // offset of the value in the data file
 }
 
-func (f *cursorFetcher) fetch(ctx context.Context, batches []batchRef, ids []uint64, acquire func() error) ([][]ring.Item, error) {
+func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() error) error {
 	// liblmdb's read transaction is not tied to a thread (MDB_NOTLS), but
 	// keeping the walk on one thread keeps its page faults on one core.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := acquire(); err != nil { // the walk itself faults pages in from storage
-		return nil, err
+		return err
 	}
-	recs := make([][]record, len(batches))
+	recs := make([][]record, len(w.batches))
 	var keyBytes, valBytes int64
-	for i, b := range batches {
+	for i, b := range w.batches {
 		for _, r := range b.records {
 			k, v, err := f.seek(r)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			recs[i] = append(recs[i], record{num: r, key: k, val: v, start: f.env.FileOffset(v)})
 			keyBytes += int64(len(k))
@@ -108,16 +108,16 @@ func (f *cursorFetcher) fetch(ctx context.Context, batches []batchRef, ids []uin
 		}
 	}
 	if f.opt.Mode.DIO {
-		return f.fetchDirect(ctx, recs, ids, keyBytes)
+		return f.fetchDirect(ctx, w, recs, keyBytes)
 	}
-	return f.fetchCopy(ctx, recs, ids, keyBytes+valBytes)
+	return f.fetchCopy(ctx, w, recs, keyBytes+valBytes)
 }
 
 // fetchCopy copies keys and values out of the map into the arena.
-func (f *cursorFetcher) fetchCopy(ctx context.Context, recs [][]record, ids []uint64, size int64) ([][]ring.Item, error) {
-	base, err := f.arena.alloc(ctx, size, ids)
+func (f *cursorFetcher) fetchCopy(ctx context.Context, w *window, recs [][]record, size int64) error {
+	base, err := f.arena.alloc(ctx, size, w.ids)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	at := base
 	put := func(b []byte) (int64, int64) {
@@ -126,20 +126,19 @@ func (f *cursorFetcher) fetchCopy(ctx context.Context, recs [][]record, ids []ui
 		f.copied += int64(len(b))
 		return at - int64(len(b)), int64(len(b))
 	}
-	items := make([][]ring.Item, len(recs))
 	for i, batch := range recs {
 		for _, r := range batch {
 			it := ring.Item{Record: int64(r.num)}
 			it.Offset, it.Length = put(r.val)
 			it.KeyOffset, it.KeyLength = put(r.key)
-			items[i] = append(items[i], it)
+			w.items[i] = append(w.items[i], it)
 		}
 	}
-	return items, nil
+	return nil
 }
 
 // fetchDirect preads each batch's byte range, as located by the cursor.
-func (f *cursorFetcher) fetchDirect(ctx context.Context, recs [][]record, ids []uint64, keyBytes int64) ([][]ring.Item, error) {
+func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]record, keyBytes int64) error {
 	popt := planner.Options{MaxSpan: math.MaxInt64, MaxGap: f.opt.MaxGap}
 	if f.opt.Direct {
 		popt.Align = alignment
@@ -150,40 +149,38 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, recs [][]record, ids []
 		first[i] = len(ext)
 		for _, r := range batch {
 			if r.start < 0 {
-				return nil, fmt.Errorf("liblmdb returned a value outside its map")
+				return fmt.Errorf("liblmdb returned a value outside its map")
 			}
 			ext = append(ext, [2]int64{r.start, int64(len(r.val))})
 		}
 	}
 	spans := f.planBatches(ext, first, popt)
-	if _, size := spanLayout(spans); size > f.arena.size/int64(f.opt.Prefetch+1) {
+	if spansBytes(spans) > f.arena.size/int64(f.opt.Prefetch+1) {
 		// Without an index the arena was sized from the mean record; reading
 		// through gaps made this window too big for it, so read only the
 		// records' own bytes.
 		popt.MaxGap = 0
 		spans = f.planBatches(ext, first, popt)
 	}
-	at, size := spanLayout(spans)
-	base, err := f.arena.alloc(ctx, size+keyBytes, ids)
+	size := spansBytes(spans)
+	base, err := f.arena.alloc(ctx, size+keyBytes, w.ids)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	placed, err := readSpans(ctx, f.rd, f.buf, base, spans, at, f.opt.IODepth)
-	if err != nil {
-		return nil, err
-	}
+	reads, place := layoutReads(f.rd, f.buf, base, spans)
+	w.reads = reads
 	keyAt := base + size
-	items := make([][]ring.Item, len(recs))
 	for i, batch := range recs {
 		for j, r := range batch {
-			p := placed[first[i]+j]
+			p := place[first[i]+j]
 			copy(f.buf[keyAt:], r.key)
-			items[i] = append(items[i], ring.Item{Record: int64(r.num), Offset: p.offset, Length: p.length,
+			w.items[i] = append(w.items[i], ring.Item{Record: int64(r.num), Offset: p.offset, Length: p.length,
 				KeyOffset: keyAt, KeyLength: int64(len(r.key))})
+			w.need(i, p.read)
 			keyAt += int64(len(r.key))
 		}
 	}
-	return items, nil
+	return nil
 }
 
 func (f *cursorFetcher) stats() reader.Stats {

@@ -48,38 +48,36 @@ func (f *provFetcher) plan(batches []batchRef) (spans []planner.Span, keyBytes i
 
 func (f *provFetcher) windowBytes(batches []batchRef) int64 {
 	spans, keyBytes := f.plan(batches)
-	_, size := spanLayout(spans)
-	return size + keyBytes
+	return spansBytes(spans) + keyBytes
 }
 
-func (f *provFetcher) fetch(ctx context.Context, batches []batchRef, ids []uint64, acquire func() error) ([][]ring.Item, error) {
-	spans, keyBytes := f.plan(batches)
-	at, size := spanLayout(spans)
-	base, err := f.arena.alloc(ctx, size+keyBytes, ids)
+// fetch plans the window, takes arena room and the storage turn, and lays
+// out the reads; the leader's I/O workers perform them.
+func (f *provFetcher) fetch(ctx context.Context, w *window, acquire func() error) error {
+	spans, keyBytes := f.plan(w.batches)
+	size := spansBytes(spans)
+	base, err := f.arena.alloc(ctx, size+keyBytes, w.ids)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := acquire(); err != nil {
-		return nil, err
+		return err
 	}
-	placed, err := readSpans(ctx, f.rd, f.buf, base, spans, at, f.opt.IODepth)
-	if err != nil {
-		return nil, err
-	}
+	reads, place := layoutReads(f.rd, f.buf, base, spans)
+	w.reads = reads
 	keyAt := base + size
-	items := make([][]ring.Item, len(batches))
-	for i, b := range batches {
-		items[i] = make([]ring.Item, len(b.records))
-		for j, r := range b.records {
+	for i, b := range w.batches {
+		for _, r := range b.records {
 			key := f.idx.Key(r)
 			copy(f.buf[keyAt:], key)
-			p := placed[r]
-			items[i][j] = ring.Item{Record: int64(r), Offset: p.offset, Length: p.length,
-				KeyOffset: keyAt, KeyLength: int64(len(key))}
+			p := place[r]
+			w.items[i] = append(w.items[i], ring.Item{Record: int64(r), Offset: p.offset, Length: p.length,
+				KeyOffset: keyAt, KeyLength: int64(len(key))})
+			w.need(i, p.read)
 			keyAt += int64(len(key))
 		}
 	}
-	return items, nil
+	return nil
 }
 
 func (f *provFetcher) stats() reader.Stats { return f.rd.Stats() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,14 +39,14 @@ type leader struct {
 	closing atomic.Bool        // Close stopped the producer: not a failure
 }
 
-// fetcher fills a window's batches into the arena: the part of the reader
-// that differs between modes.
+// fetcher fills windows into the arena: the part of the node reader that
+// differs between modes.
 type fetcher interface {
-	// fetch places the records of batches (ids[i] for batches[i]) in the
-	// arena and returns, per batch, where each record's key and value lie.
-	// It calls acquire once, right before it touches storage: staggering
-	// waits there for the node's turn.
-	fetch(ctx context.Context, batches []batchRef, ids []uint64, acquire func() error) ([][]ring.Item, error)
+	// fetch takes arena room for window w and fills in w.items and, when
+	// storage reads remain to be done, w.reads and w.needs. It calls acquire
+	// once, right before it touches storage: staggering waits there for the
+	// node's turn.
+	fetch(ctx context.Context, w *window, acquire func() error) error
 	// windowBytes bounds the arena bytes one window needs, 0 if unknown.
 	windowBytes(batches []batchRef) int64
 	// attach gives the fetcher the arena it fills.
@@ -71,68 +72,143 @@ func arenaSize(ld *leader) int64 {
 	return int64(ld.opt.Prefetch+1) * need
 }
 
-// run produces every epoch, then ends. On failure it tells the learners why.
+// run produces every epoch, then ends. Three parts work at once: the
+// producer plans windows and takes arena room, the I/O workers keep
+// IODepth reads in flight, and the sender hands each batch out as soon as
+// its reads are done. On failure the learners are told why.
 func (ld *leader) run(ctx context.Context) {
 	defer close(ld.done)
-	ld.err = ld.produce(ctx)
+	ioq := make(chan *spanRead, 256)
+	pending := make(chan *window, ld.opt.Prefetch+1)
+	var workers, sender sync.WaitGroup
+	for range ld.opt.IODepth {
+		workers.Go(func() {
+			for r := range ioq {
+				r.run(ctx)
+			}
+		})
+	}
+	var sendErr error
+	sender.Go(func() {
+		if sendErr = ld.send(ctx, pending); sendErr != nil {
+			ld.stop(sendErr)
+		}
+	})
+	err := ld.produce(ctx, ioq, pending)
+	close(ioq)
+	close(pending)
+	sender.Wait()
+	workers.Wait()
+	if err == nil || errors.Is(err, context.Canceled) && sendErr != nil {
+		err = sendErr
+	}
+	ld.err = firstError(ld.failed, err)
 	if ld.err != nil && !ld.closing.Load() {
 		_ = ld.server.Fail(ld.err.Error())
 	}
 }
 
-func (ld *leader) produce(ctx context.Context) error {
-	failed := ld.failed
+// produce fetches the windows of every epoch in order and queues their reads
+// and their hand-out.
+func (ld *leader) produce(ctx context.Context, ioq chan<- *spanRead, pending chan<- *window) error {
 	var nextID uint64
-	windowNo := 0
+	no := 0
 	for epoch := 0; epoch < ld.opt.Epochs; epoch++ {
-		for w := 0; w < ld.sched.windows(); w++ {
-			batches := ld.sched.window(epoch, w)
-			ids := make([]uint64, len(batches))
-			for i := range ids {
+		for i := 0; i < ld.sched.windows(); i++ {
+			w := &window{epoch: epoch, no: no, batches: ld.sched.window(epoch, i), released: make(chan struct{})}
+			no++
+			w.ids = make([]uint64, len(w.batches))
+			for j := range w.ids {
 				nextID++
-				ids[i] = nextID
+				w.ids[j] = nextID
 			}
-			if err := ld.stage(ctx, epoch, windowNo, batches, ids); err != nil {
-				return firstError(failed, err)
+			w.items, w.needs = make([][]ring.Item, len(w.batches)), make([][]*spanRead, len(w.batches))
+			if err := ld.fetch.fetch(ctx, w, ld.acquire(w.no)); err != nil {
+				return err
 			}
-			windowNo++
+			for _, r := range w.reads {
+				if err := sendCtx(ctx, ioq, r); err != nil {
+					return err
+				}
+			}
+			if err := sendCtx(ctx, pending, w); err != nil {
+				return err
+			}
+			if ld.stag != nil { // the next turn on storage comes after this one is passed on
+				select {
+				case <-w.released:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 		}
-		for local := 0; local < ld.sched.learners; local++ {
-			if err := ld.server.Send(local, ring.EndOfEpoch{Epoch: uint32(epoch)}); err != nil {
-				return firstError(failed, err)
-			}
+		if err := sendCtx(ctx, pending, &window{epoch: epoch, endOfEpoch: true}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// stage fetches one window, taking its turn on storage, and hands out its
-// batches before passing the turn on (passing may wait for the other
-// readers, and the learners need not).
-func (ld *leader) stage(ctx context.Context, epoch, windowNo int, batches []batchRef, ids []uint64) error {
-	acquire := func() error { return nil }
-	if ld.stag != nil {
-		acquire = func() error {
-			if err := ld.stag.Acquire(windowNo); err != nil {
-				return fmt.Errorf("waiting for the storage token: %w", err)
-			}
-			return nil
+// acquire returns the function that waits for the node's turn on storage
+// for window no.
+func (ld *leader) acquire(no int) func() error {
+	if ld.stag == nil {
+		return func() error { return nil }
+	}
+	return func() error {
+		if err := ld.stag.Acquire(no); err != nil {
+			return fmt.Errorf("waiting for the storage token: %w", err)
 		}
+		return nil
 	}
-	items, err := ld.fetch.fetch(ctx, batches, ids, acquire)
-	for i := 0; err == nil && i < len(batches); i++ {
-		m := ring.Batch{ID: ids[i], Epoch: uint32(epoch), Items: items[i]}
-		err = ld.server.Send(batches[i].local, m)
-	}
-	if err != nil {
-		return err // the job ends: other readers waiting for the token are stopped by the abort
-	}
-	if ld.stag != nil {
-		if err := ld.stag.Release(windowNo); err != nil {
-			return fmt.Errorf("passing the storage token: %w", err)
+}
+
+// send hands out each window's batches, each as soon as the reads it needs
+// are done, then passes the storage turn on.
+func (ld *leader) send(ctx context.Context, pending <-chan *window) error {
+	for w := range pending {
+		if w.endOfEpoch {
+			for local := 0; local < ld.sched.learners; local++ {
+				if err := ld.server.Send(local, ring.EndOfEpoch{Epoch: uint32(w.epoch)}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for i, b := range w.batches {
+			for _, r := range w.needs[i] {
+				if err := r.wait(ctx); err != nil {
+					return err
+				}
+			}
+			m := ring.Batch{ID: w.ids[i], Epoch: uint32(w.epoch), Items: w.items[i]}
+			if err := ld.server.Send(b.local, m); err != nil {
+				return err
+			}
+		}
+		if ld.stag != nil {
+			for _, r := range w.reads {
+				if err := r.wait(ctx); err != nil {
+					return err
+				}
+			}
+			if err := ld.stag.Release(w.no); err != nil {
+				return fmt.Errorf("passing the storage token: %w", err)
+			}
+			close(w.released)
 		}
 	}
 	return nil
+}
+
+// sendCtx sends v on c unless ctx ends first.
+func sendCtx[T any](ctx context.Context, c chan<- T, v T) error {
+	select {
+	case c <- v:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // watch frees arena space as learners release batches, and stops the
@@ -229,7 +305,9 @@ func newLeader(ds *dataset, plan *assign.Sequential, opt Options, maxLearners in
 		return nil, err
 	}
 	if opt.Mode.STAG && t.Leaders != nil {
-		ld.stag = reader.NewStagger(t.Leaders, opt.Stagger)
+		if s := reader.NewStagger(t.Leaders, opt.Stagger); s.Enabled() {
+			ld.stag = s
+		}
 	}
 	return ld, nil
 }

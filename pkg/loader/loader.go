@@ -230,6 +230,15 @@ func (l *Loader) Rounds() int {
 // without an index).
 func (l *Loader) IndexFrom() string { return l.ds.IndexFrom }
 
+// ArenaBytes is the size of the node's shared-memory arena (0 in the lmdb
+// mode, which has none).
+func (l *Loader) ArenaBytes() int64 {
+	if l.seg == nil {
+		return 0
+	}
+	return int64(len(l.seg.Bytes()))
+}
+
 // Stats are the reads that reached storage on this rank.
 func (l *Loader) Stats() reader.Stats {
 	if l.lead != nil {

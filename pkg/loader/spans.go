@@ -3,75 +3,86 @@ package loader
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 )
 
-// placement says where one record's bytes landed in the arena.
-type placement struct{ offset, length int64 }
+// spanRead is one read of the node reader: a planned span, the arena bytes
+// it lands in, and its outcome. done is closed once err is set.
+type spanRead struct {
+	rd   *reader.SpanReader
+	dst  []byte
+	span planner.Span
+	done chan struct{}
+	err  error
+}
 
-// spanLayout lays spans out one after another in an arena region, each at an
-// aligned position, and returns the positions and the bytes used.
-func spanLayout(spans []planner.Span) (at []int64, size int64) {
-	at = make([]int64, len(spans))
+// placement says where one record's bytes land in the arena, and which read
+// brings them.
+type placement struct {
+	offset, length int64
+	read           *spanRead
+}
+
+// layoutReads lays spans out one after another from base, each at an
+// aligned position, and makes a read for each. It returns the reads, where
+// every requested record lands (by record number), and the bytes used.
+func layoutReads(rd *reader.SpanReader, buf []byte, base int64, spans []planner.Span) ([]*spanRead, map[int]placement) {
+	reads := make([]*spanRead, len(spans))
+	place := make(map[int]placement)
+	at := base
 	for i, s := range spans {
-		at[i] = size
+		n := roundUp(s.Length, alignment)
+		r := &spanRead{rd: rd, dst: buf[at : at+n], span: s, done: make(chan struct{})}
+		if !rd.Direct() {
+			r.dst = r.dst[:s.Length]
+		}
+		reads[i] = r
+		for _, p := range s.Records {
+			place[p.Record] = placement{offset: at + p.Offset, length: p.Length, read: r}
+		}
+		at += n
+	}
+	return reads, place
+}
+
+// spansBytes is the arena room layoutReads needs for spans.
+func spansBytes(spans []planner.Span) int64 {
+	var size int64
+	for _, s := range spans {
 		size += roundUp(s.Length, alignment)
 	}
-	return at, size
+	return size
 }
 
-// readSpans reads every span into buf at base+at[i], up to depth reads in
-// flight, and returns where each requested record landed (by record number).
-func readSpans(ctx context.Context, rd *reader.SpanReader, buf []byte, base int64, spans []planner.Span,
-	at []int64, depth int) (map[int]placement, error) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, depth)
-	errs := make([]error, len(spans))
-	for i, s := range spans {
-		if err := ctx.Err(); err != nil {
-			errs[i] = err
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = readSpan(rd, buf[base+at[i]:base+at[i]+roundUp(s.Length, alignment)], s)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	placed := make(map[int]placement)
-	for i, s := range spans {
-		for _, p := range s.Records {
-			placed[p.Record] = placement{offset: base + at[i] + p.Offset, length: p.Length}
-		}
-	}
-	return placed, nil
-}
-
-// readSpan reads one span and checks that every record it holds arrived: a
+// run performs the read and checks that every record it holds arrived: a
 // data file shorter than its index says is corrupt or was replaced.
-func readSpan(rd *reader.SpanReader, dst []byte, s planner.Span) error {
-	if !rd.Direct() {
-		dst = dst[:s.Length]
+func (r *spanRead) run(ctx context.Context) {
+	defer close(r.done)
+	if r.err = ctx.Err(); r.err != nil {
+		return
 	}
-	n, err := rd.ReadSpan(dst, s.Offset)
+	n, err := r.rd.ReadSpan(r.dst, r.span.Offset)
 	if err != nil {
-		return err
+		r.err = err
+		return
 	}
-	for _, p := range s.Records {
+	for _, p := range r.span.Records {
 		if p.Offset+p.Length > int64(n) {
-			return fmt.Errorf("%s: record %d ends at byte %d but the file ends at %d: the file changed or is corrupt",
-				rd.Path(), p.Record, s.Offset+p.Offset+p.Length, s.Offset+int64(n))
+			r.err = fmt.Errorf("%s: record %d ends at byte %d but the file ends at %d: the file changed or is corrupt",
+				r.rd.Path(), p.Record, r.span.Offset+p.Offset+p.Length, r.span.Offset+int64(n))
+			return
 		}
 	}
-	return nil
+}
+
+// wait blocks until the read is done and returns its error.
+func (r *spanRead) wait(ctx context.Context) error {
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/ring"
 )
 
 // batchRef is one learner's batch inside a window.
@@ -11,9 +12,34 @@ type batchRef struct {
 	records []int // record indices, in delivery order
 }
 
-// schedule cuts a node's epoch into windows: groups of consecutive rounds
-// that the node reader fetches together. Every node has the same number of
-// windows, so staggered readers pass their tokens in step.
+// window is a group of consecutive rounds that the node reader fetches
+// together, and what it takes to hand them out: each batch's descriptor
+// items, and the reads that must finish before the batch may go.
+type window struct {
+	epoch, no  int // no counts windows across epochs (the stagger token's number)
+	batches    []batchRef
+	ids        []uint64 // batch ids, as in the descriptors
+	items      [][]ring.Item
+	needs      [][]*spanRead // per batch, the reads that bring its records
+	reads      []*spanRead
+	endOfEpoch bool          // a marker: tell the learners the epoch is over
+	released   chan struct{} // closed once the stagger token was passed on
+}
+
+// need records, for batch i, the read that brings a record, skipping
+// repeats of the previous one (records of a batch mostly share reads).
+func (w *window) need(i int, r *spanRead) {
+	if r == nil {
+		return
+	}
+	if n := len(w.needs[i]); n > 0 && w.needs[i][n-1] == r {
+		return
+	}
+	w.needs[i] = append(w.needs[i], r)
+}
+
+// schedule cuts a node's epoch into windows. Every node has the same number
+// of windows, so staggered readers pass their tokens in step.
 type schedule struct {
 	plan            *assign.Sequential
 	node, learners  int

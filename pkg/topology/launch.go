@@ -47,9 +47,15 @@ func (f Flavor) SrunPlugin() string {
 	return "pmix"
 }
 
-// launchEnv lists variables that only an MPI launcher (mpirun, mpiexec, or
-// srun with a PMI plugin) sets in a rank's environment.
-var launchEnv = []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_FD", "PMI_PORT", "PMI_SIZE"}
+// launchEnv lists, per MPI family, variables that only a launcher this MPI
+// can work with sets in a rank's environment: its own mpirun, or srun with
+// the right PMI plugin. Open MPI 4 speaks PMIx only, so srun --mpi=pmi2 (which
+// sets PMI_*) does not count for it.
+var launchEnv = map[Flavor][]string{
+	OpenMPI:    {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK"},
+	MPICH:      {"PMI_RANK", "PMI_FD", "PMI_PORT", "PMI_SIZE", "PMIX_RANK"},
+	UnknownMPI: {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_FD", "PMI_PORT", "PMI_SIZE"},
+}
 
 // srunTasks returns how many tasks srun started in this step, 0 when this
 // process is not a task of a Slurm job step.
@@ -65,8 +71,8 @@ func srunTasks(getenv func(string) string) int {
 	return 1
 }
 
-func launchedByMPI(getenv func(string) string) bool {
-	for _, name := range launchEnv {
+func launchedByMPI(getenv func(string) string, f Flavor) bool {
+	for _, name := range launchEnv[f] {
 		if getenv(name) != "" {
 			return true
 		}
@@ -78,12 +84,12 @@ func launchedByMPI(getenv func(string) string) bool {
 // or split the job into independent single-rank jobs. Call it before MPI_Init.
 func CheckBeforeInit(getenv func(string) string, f Flavor) error {
 	tasks := srunTasks(getenv)
-	if tasks == 0 || launchedByMPI(getenv) || f == NoMPI {
+	if tasks == 0 || f == NoMPI || launchedByMPI(getenv, f) {
 		return nil
 	}
 	switch {
 	case f == OpenMPI:
-		return fmt.Errorf("%w: started by srun without PMIx, which Open MPI needs: use srun --mpi=%s (or lmdbio run, which picks it)",
+		return fmt.Errorf("%w: started by srun without PMIx, which Open MPI needs (plain srun and --mpi=pmi2 do not work): use srun --mpi=%s (or lmdbio run, which picks it)",
 			ErrLaunch, f.SrunPlugin())
 	case tasks > 1:
 		return fmt.Errorf("%w: srun started %d tasks without a PMI plugin, so %s would run %d independent single-rank jobs: use srun --mpi=%s (or lmdbio run)",

@@ -27,6 +27,7 @@ func TestCheckBeforeInit(t *testing.T) {
 		{"mpirun inside allocation", append(append([]string{}, srunStep...), "OMPI_COMM_WORLD_SIZE", "4"), OpenMPI, ""},
 		{"srun pmix", append(append([]string{}, srunStep...), "PMIX_RANK", "1"), OpenMPI, ""},
 		{"openmpi plain srun", srunStep, OpenMPI, "--mpi=pmix"},
+		{"openmpi srun pmi2", append(append([]string{}, srunStep...), "PMI_RANK", "1", "PMI_FD", "5"), OpenMPI, "--mpi=pmix"},
 		{"mpich plain srun", srunStep, MPICH, "--mpi=pmi2"},
 		{"mpich srun pmi2", append(append([]string{}, srunStep...), "PMI_FD", "5"), MPICH, ""},
 		{"mpich single task", []string{"SLURM_STEP_ID", "0", "SLURM_PROCID", "0", "SLURM_STEP_NUM_TASKS", "1"}, MPICH, ""},

@@ -157,3 +157,13 @@ func (r *Request) Wait() (Status, error) {
 	<-r.done
 	return r.st, r.err
 }
+
+// Test reports whether the request has completed, without blocking.
+func (r *Request) Test() (bool, error) {
+	select {
+	case <-r.done:
+		return true, r.err
+	default:
+		return false, nil
+	}
+}

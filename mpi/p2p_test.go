@@ -188,3 +188,48 @@ func TestConcurrentGoroutines(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRequestTest polls an Irecv with Test until the ring neighbour's
+// message arrives: Test must report false while nothing has come (the send
+// happens only after the first poll) and then the full Status.
+func TestRequestTest(t *testing.T) {
+	w := World()
+	size, rank := w.Size(), w.Rank()
+	right, left := (rank+1)%size, (rank+size-1)%size
+	recv := make([]byte, 40)
+	req, err := w.Irecv(recv, left, 61)
+	if err != nil {
+		t.Fatalf("Irecv: %v", err)
+	}
+	if size > 1 {
+		if done, err := req.Test(); done || err != nil {
+			t.Fatalf("Test before any send = %v, %v; want false, nil", done, err)
+		}
+	}
+	if err := w.Barrier(); err != nil { // every receive is posted and polled once
+		t.Fatal(err)
+	}
+	send := make([]byte, 33)
+	fill(send, rank, right)
+	sreq, err := w.Isend(send, right, 61)
+	if err != nil {
+		t.Fatalf("Isend: %v", err)
+	}
+	for {
+		done, err := req.Test()
+		if err != nil {
+			t.Fatalf("Test: %v", err)
+		}
+		if done {
+			break
+		}
+	}
+	st, err := req.Wait()
+	if want := (Status{Source: left, Tag: 61, Count: 33}); err != nil || st != want {
+		t.Errorf("Wait after Test = %+v, %v; want %+v", st, err, want)
+	}
+	checkPat(t, "test", recv[:33], left, rank)
+	if _, err := sreq.Wait(); err != nil {
+		t.Errorf("send Wait: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package reader
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
 )
@@ -65,7 +66,32 @@ type tokenLink interface {
 // the node readers (one rank per node), group is G, the number of readers
 // allowed to read at once.
 func NewStagger(comm *mpi.Comm, group int) *Stagger {
-	return newStagger(comm, group)
+	return newStagger(politeComm{comm}, group)
+}
+
+// politeComm receives by polling with growing pauses, so that a reader
+// waiting for its turn sleeps instead of spinning a core in the MPI
+// library's progress loop: the learners of its node need the cores.
+type politeComm struct{ *mpi.Comm }
+
+// maxPause bounds the delay polling adds to a token's arrival.
+const maxPause = time.Millisecond
+
+func (c politeComm) Recv(buf []byte, source, tag int) (mpi.Status, error) {
+	req, err := c.Irecv(buf, source, tag)
+	if err != nil {
+		return mpi.Status{}, err
+	}
+	for pause := 10 * time.Microsecond; ; pause = min(2*pause, maxPause) {
+		done, err := req.Test()
+		if err != nil {
+			return mpi.Status{}, err
+		}
+		if done {
+			return req.Wait()
+		}
+		time.Sleep(pause)
+	}
 }
 
 func newStagger(link tokenLink, group int) *Stagger {

@@ -46,6 +46,7 @@ memory.` + exitStatusHelp,
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp
 	}
+	usageChecks(root)
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# selftest.sh checks that every peer baseline reads every record exactly once:
+# it writes a small LMDB with `lmdbio gen`, runs each peer in the configurations
+# the benchmark uses, and compares each peer's digest with `lmdbio digest`'s.
+# It also checks that bad input exits with status 2. One PASS/FAIL line per
+# run; exit status 1 if any run fails. Needs bin/lmdbio (make build) and the
+# Debian Python packages (scripts/deps.sh --peers).
+#
+#   bench/peers/selftest.sh
+#
+# Environment: PYTHON (default /usr/bin/python3), LMDBIO (default bin/lmdbio),
+# PEER_TEST_TIMEOUT (seconds per run, default 120).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PYTHON=${PYTHON:-/usr/bin/python3}
+LMDBIO=${LMDBIO:-bin/lmdbio}
+limit=${PEER_TEST_TIMEOUT:-120}
+peers=bench/peers
+# OpenMPI refuses to run as root unless told it is on purpose (containers, CI);
+# vader's single-copy transfer (CMA) is forbidden in many containers.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+
+if [ ! -x "$LMDBIO" ]; then
+	echo "selftest: $LMDBIO not found: run make build" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+data=$tmp/db
+"$LMDBIO" gen --records 300 --size 20KB,4KB --datum --out "$data" >/dev/null
+want=$("$LMDBIO" digest --json "$data" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["digest"])')
+echo "selftest: lmdbio digest $want"
+
+failed=0
+
+# check NAME CMD... runs a peer and compares the digest of its JSON line with want.
+check() {
+	local name=$1 got run
+	shift
+	run=(timeout "$limit" "$@")
+	if [ "$(type -t "$1")" = function ]; then
+		run=("$@") # the function times its own commands
+	fi
+	if ! got=$("${run[@]}" 2>"$tmp/err" | "$PYTHON" -c \
+		'import json,sys; r=json.loads(sys.stdin.read()); assert r["type"]=="peer" and r["records"]==300, r; print(r["digest"])' 2>>"$tmp/err"); then
+		echo "FAIL $name: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
+		failed=1
+	elif [ "$got" != "$want" ]; then
+		echo "FAIL $name: digest $got, want $want"
+		failed=1
+	else
+		echo "PASS $name"
+	fi
+}
+
+# check_usage NAME CMD... expects exit status 2 and one error line.
+check_usage() {
+	local name=$1 rc=0
+	shift
+	timeout "$limit" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+	if [ "$rc" -ne 2 ]; then
+		echo "FAIL $name: exit status $rc, want 2"
+		failed=1
+	else
+		echo "PASS $name"
+	fi
+}
+
+# caffe_shares N runs the N shares of the caffe peer at once, as the benchmark
+# driver does, and prints one line with their summed records and digest.
+caffe_shares() {
+	local n=$1 r pids=()
+	for ((r = 0; r < n; r++)); do
+		timeout "$limit" "${caffe[@]}" "$data" --rank "$r" --world "$n" >"$tmp/share.$r" &
+		pids+=($!)
+	done
+	for r in "${pids[@]}"; do
+		wait "$r" || return 1
+	done
+	cat "$tmp"/share.* | "$PYTHON" -c '
+import json, sys
+rs = [json.loads(line) for line in sys.stdin]
+digest = sum(int(r["digest"], 16) for r in rs) % 2**64
+print(json.dumps({"type": "peer", "records": sum(r["records"] for r in rs), "digest": "%016x" % digest}))'
+}
+
+torch=("$PYTHON" "$peers/torch_lmdb.py")
+caffe=("$PYTHON" "$peers/caffe_lmdb.py")
+mpi=(mpirun --oversubscribe)
+
+check "torch workers=2 readahead=on" "${torch[@]}" "$data" --workers 2 --readahead on
+check "torch workers=2 readahead=off" "${torch[@]}" "$data" --workers 2 --readahead off
+check "torch workers=2 hash-in-workers batch=7" "${torch[@]}" "$data" --workers 2 --hash-in-workers --batch 7
+check "torch workers=0 shuffle=off data.mdb" "${torch[@]}" "$data/data.mdb" --workers 0 --shuffle off
+check "caffe single process" "${caffe[@]}" "$data"
+if command -v mpirun >/dev/null; then
+	check "caffe np=1" "${mpi[@]}" -np 1 "${caffe[@]}" "$data"
+	check "caffe np=3" "${mpi[@]}" -np 3 "${caffe[@]}" "$data"
+	check "caffe np=3 batch=7 readahead=off" "${mpi[@]}" -np 3 "${caffe[@]}" "$data" --batch 7 --readahead off
+else
+	echo "FAIL caffe under MPI: mpirun not found (scripts/deps.sh)"
+	failed=1
+fi
+
+# The benchmark driver starts the caffe ranks itself (--rank/--world, no MPI)
+# and sums their lines: records, bytes and digests add.
+check "caffe 3 shares (--rank/--world) summed" caffe_shares 3
+
+check_usage "torch missing dataset" "${torch[@]}" "$tmp/none"
+check_usage "torch not an LMDB" "${torch[@]}" /etc/hostname
+check_usage "torch bad flag" "${torch[@]}" "$data" --workers -1
+check_usage "caffe missing dataset" "${caffe[@]}" "$tmp/none"
+check_usage "caffe bad flag" "${caffe[@]}" "$data" --batch 0
+check_usage "caffe --rank without --world" "${caffe[@]}" "$data" --rank 1
+
+if [ "$failed" -ne 0 ]; then
+	echo "selftest: FAILED"
+	exit 1
+fi
+echo "selftest: all passed"

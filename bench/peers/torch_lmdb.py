@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""Peer baseline: PyTorch DataLoader over py-lmdb, the common recipe.
+
+The keys are listed once in the main process with a cursor that touches keys
+only (index_s). A map-style Dataset opens the LMDB lazily in each worker and
+fetches records by key; a shuffling DataLoader batches them with a collate
+function that keeps the bytes. The main process consumes every batch the way
+`lmdbio digest` does, so both read and hash the same records and their digests
+must be equal.
+
+    /usr/bin/python3 bench/peers/torch_lmdb.py DATASET [--workers 8] [--readahead off]
+
+Prints one JSON line on stdout (schema in README.md). Exit status: 0 success,
+1 a runtime failure, 2 bad flags or a dataset that is not an LMDB.
+"""
+
+from __future__ import annotations
+
+import time
+
+SCRIPT_START = time.perf_counter()  # before the imports: startup_s includes importing torch
+
+import argparse  # noqa: E402
+import itertools  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from typing import Any  # noqa: E402
+
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
+
+import lmdb  # noqa: E402
+import torch  # noqa: E402
+from torch.utils.data import DataLoader, Dataset  # noqa: E402
+
+from _common import (  # noqa: E402
+    EXIT_RUNTIME, EXIT_USAGE, Tally, UsageError, add_common_flags,
+    fail, new_parser, non_negative_int, one_line, open_env, record_digest, result_line)
+
+PEER = "torch_lmdb"
+DEFAULT_SEED = 1
+
+
+class LmdbDataset(Dataset):
+    """Records of an LMDB by position in a key list, read with py-lmdb.
+
+    The environment is opened on first use in each process: an LMDB
+    environment must not cross a fork, and DataLoader forks its workers.
+    """
+
+    def __init__(self, path: str, keys: list[bytes], readahead: bool) -> None:
+        self.path = path
+        self.keys = keys
+        self.readahead = readahead
+        self.env: Any = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, i: int) -> tuple[bytes, bytes]:
+        if self.env is None:
+            self.env = open_env(self.path, self.readahead)
+        key = self.keys[i]
+        with self.env.begin(write=False) as txn:
+            value = txn.get(key)
+        if value is None:
+            raise KeyError(f"{self.path}: key {key!r} listed but not found")
+        return key, value
+
+
+def collate_bytes(samples: list[tuple[bytes, bytes]]) -> tuple[list[bytes], list[bytes]]:
+    """Keep a batch as lists of bytes (the default collate would fail on bytes)."""
+    return [k for k, _ in samples], [v for _, v in samples]
+
+
+def collate_hashed(samples: list[tuple[bytes, bytes]]) -> tuple[list[bytes], list[bytes], list[int]]:
+    """Like collate_bytes, plus each record's digest, computed in the worker."""
+    keys, values = collate_bytes(samples)
+    return keys, values, [record_digest(k, v) for k, v in zip(keys, values)]
+
+
+def init_worker(_worker_id: int) -> None:
+    """Keep each worker to one intra-op thread, as training scripts do."""
+    torch.set_num_threads(1)
+
+
+def list_keys(path: str, readahead: bool, limit: int | None) -> list[bytes]:
+    """List the keys in key order with a cursor that does not touch values."""
+    env = open_env(path, readahead)
+    try:
+        with env.begin(write=False) as txn:
+            keys = txn.cursor().iternext(keys=True, values=False)
+            return list(itertools.islice(keys, limit))
+    finally:
+        env.close()  # the workers open their own after the fork
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """Parse the command line."""
+    p = new_parser(PEER, __doc__ or "")
+    add_common_flags(p)
+    p.add_argument("--workers", type=non_negative_int, default=8,
+                   help="DataLoader worker processes; 0 reads in the main process (default 8)")
+    p.add_argument("--shuffle", choices=("on", "off"), default="on",
+                   help="random order every epoch, as training does (default on)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="shuffle seed (default 1)")
+    p.add_argument("--index-readahead", choices=("same", "on", "off"), default="same",
+                   help="readahead of the key listing (default: same as --readahead). With "
+                        "readahead on, the listing's page faults can pull most of the file into "
+                        "the page cache, warming the epoch that follows")
+    p.add_argument("--hash-in-workers", action="store_true",
+                   help="hash in the workers instead of the main process; values still travel "
+                        "to the main process (default: hash in main, where a training loop consumes)")
+    return p.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> str:
+    """Read one epoch and return the result line."""
+    # More workers than cores is the configuration under test, not a mistake:
+    # keep DataLoader's advice about it out of the benchmark's logs.
+    warnings.filterwarnings("ignore", message="This DataLoader will create")
+    readahead = args.readahead == "on"
+    t = time.perf_counter()
+    index_readahead = readahead if args.index_readahead == "same" else args.index_readahead == "on"
+    keys = list_keys(args.path, index_readahead, args.records)
+    index_s = time.perf_counter() - t
+
+    torch.set_num_threads(1)
+    gen = torch.Generator()
+    gen.manual_seed(args.seed)
+    loader = DataLoader(
+        LmdbDataset(args.path, keys, readahead),
+        batch_size=args.batch,
+        shuffle=args.shuffle == "on",
+        num_workers=args.workers,
+        collate_fn=collate_hashed if args.hash_in_workers else collate_bytes,
+        persistent_workers=False,
+        worker_init_fn=init_worker,
+        generator=gen,
+    )
+
+    tally = Tally()
+    first_batch = 0.0
+    loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
+    for batch in loader:
+        if not first_batch:
+            first_batch = time.perf_counter()
+        if args.hash_in_workers:
+            _, values, digests = batch
+            for d, v in zip(digests, values):
+                tally.add_hashed(d, len(v))
+        else:
+            for k, v in zip(*batch):
+                tally.add(k, v)
+    loop_end = time.perf_counter()
+    first_batch = first_batch or loop_end
+
+    config = {
+        "workers": args.workers,
+        "batch": args.batch,
+        "readahead": args.readahead,
+        "index_readahead": "on" if index_readahead else "off",
+        "shuffle": args.shuffle,
+        "seed": args.seed,
+        "hash_in": "workers" if args.hash_in_workers else "main",
+        "prefetch_factor": 2 if args.workers > 0 else None,  # DataLoader's default
+        "persistent_workers": False,
+        "limit": args.records,
+        "torch": torch.__version__,
+        "py_lmdb": lmdb.__version__,
+        "python": platform.python_version(),
+    }
+    return result_line(PEER, tally, seconds=loop_end - loop_start,
+                       startup_s=first_batch - SCRIPT_START,
+                       first_batch_s=first_batch - loop_start,
+                       total_s=time.perf_counter() - SCRIPT_START,
+                       extra={"index_s": index_s}, config=config)
+
+
+def main(argv: list[str]) -> int:
+    """Run the peer; return the exit status."""
+    args = parse_args(argv)
+    try:
+        line = run(args)
+    except UsageError as e:
+        fail(PEER, str(e), EXIT_USAGE)
+    except Exception as e:  # noqa: BLE001 - one line, never a traceback (worker errors included)
+        fail(PEER, f"{args.path}: {one_line(e)}", EXIT_RUNTIME)
+    print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

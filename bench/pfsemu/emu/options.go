@@ -1,0 +1,128 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of the emulated parallel file system: a round trip to a storage
+// server, Lustre's usual RPC size and Linux's default readahead, and a
+// bandwidth well below a local NVMe disk.
+const (
+	DefaultLatency    = time.Millisecond
+	DefaultMaxRequest = 1 << 20
+	DefaultReadahead  = 128 << 10
+	DefaultBandwidth  = 1e9 // bytes per second
+)
+
+// NoReadahead as Options.Readahead turns the kernel's readahead off.
+const NoReadahead = -1
+
+// ErrOption is wrapped by every error about a bad option, so a command can
+// tell bad usage from a runtime failure with errors.Is.
+var ErrOption = errors.New("bad option")
+
+// Options configure the emulated file system. The zero value is a mount
+// with no latency, no bandwidth limit, DefaultMaxRequest and
+// DefaultReadahead; DefaultOptions returns the emulated defaults.
+type Options struct {
+	// Latency is added to every READ request the kernel sends (the RPC
+	// cost). Concurrent requests wait concurrently.
+	Latency time.Duration
+	// MaxRequest is the largest READ request the kernel may send (FUSE
+	// max_read and max_pages); larger reads are split. 0 means
+	// DefaultMaxRequest. A multiple of the page size, at most the kernel's
+	// limit (/proc/sys/fs/fuse/max_pages_limit pages).
+	MaxRequest int64
+	// Readahead is the page-cache readahead of the mount, set on its bdi
+	// (what mmap readers and small buffered reads get). 0 means
+	// DefaultReadahead, NoReadahead turns it off. A multiple of 1 KiB.
+	Readahead int64
+	// Bandwidth caps the bytes per second served to all clients together.
+	// 0 means unlimited.
+	Bandwidth float64
+	// DirectIO makes every open uncached (FOPEN_DIRECT_IO): each read(2)
+	// becomes READ requests, nothing is cached. Shared writable mmap is
+	// then refused by the kernel; read-only mmap still works on kernels with
+	// FUSE_DIRECT_IO_ALLOW_MMAP (6.6+).
+	DirectIO bool
+	// Debug logs every FUSE request to stderr.
+	Debug bool
+}
+
+// DefaultOptions returns the emulated defaults: 1 ms per request, 1 MiB
+// requests, 128 KiB readahead, 1 GB/s.
+func DefaultOptions() Options {
+	return Options{Latency: DefaultLatency, MaxRequest: DefaultMaxRequest,
+		Readahead: DefaultReadahead, Bandwidth: DefaultBandwidth}
+}
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.MaxRequest == 0 {
+		o.MaxRequest = DefaultMaxRequest
+	}
+	if o.Readahead == 0 {
+		o.Readahead = DefaultReadahead
+	}
+	return o
+}
+
+// readaheadBytes is the readahead to set on the bdi.
+func (o Options) readaheadBytes() int64 {
+	if o.Readahead == NoReadahead {
+		return 0
+	}
+	return o.Readahead
+}
+
+// Validate checks the options against each other and against this kernel's
+// FUSE limits. Errors wrap ErrOption.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	page := int64(os.Getpagesize())
+	switch {
+	case o.Latency < 0:
+		return fmt.Errorf("%w: latency %v is negative", ErrOption, o.Latency)
+	case o.Bandwidth < 0:
+		return fmt.Errorf("%w: bandwidth %v is negative", ErrOption, o.Bandwidth)
+	case o.MaxRequest < page || o.MaxRequest%page != 0:
+		return fmt.Errorf("%w: max request %s: want a multiple of the page size %s", ErrOption, FormatSize(o.MaxRequest), FormatSize(page))
+	case o.MaxRequest > KernelMaxRequest():
+		return fmt.Errorf("%w: max request %s exceeds this kernel's FUSE limit %s (/proc/sys/fs/fuse/max_pages_limit)",
+			ErrOption, FormatSize(o.MaxRequest), FormatSize(KernelMaxRequest()))
+	case o.Readahead < 0 && o.Readahead != NoReadahead:
+		return fmt.Errorf("%w: readahead %d is negative", ErrOption, o.Readahead)
+	case o.Readahead%1024 != 0 && o.Readahead != NoReadahead:
+		return fmt.Errorf("%w: readahead %s: want a multiple of 1KiB", ErrOption, FormatSize(o.Readahead))
+	}
+	return nil
+}
+
+// KernelMaxRequest returns the largest FUSE request this kernel allows:
+// fs.fuse.max_pages_limit pages (256 before Linux 6.13, where the knob
+// appeared).
+func KernelMaxRequest() int64 {
+	pages := int64(256)
+	if b, err := os.ReadFile("/proc/sys/fs/fuse/max_pages_limit"); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
+			pages = n
+		}
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// String describes the options in the words of the command line.
+func (o Options) String() string {
+	o = o.withDefaults()
+	ra := FormatSize(o.readaheadBytes())
+	s := fmt.Sprintf("latency %v, max request %s, readahead %s, bandwidth %s", o.Latency, FormatSize(o.MaxRequest), ra, FormatRate(o.Bandwidth))
+	if o.DirectIO {
+		s += ", direct-io"
+	}
+	return s
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lmdbio/lmdbio/bench/pfsemu/emu"
+	"github.com/spf13/pflag"
+)
+
+func TestParseArgs(t *testing.T) {
+	def := emu.DefaultOptions()
+	tests := []struct {
+		name string
+		args string
+		want config
+		err  string // "" ok, "help", or a substring of the usage error
+	}{
+		{name: "defaults", args: "src mnt", want: config{src: "src", mnt: "mnt", opt: def}},
+		{name: "all flags", args: "--latency 250us --max-request 256KiB --readahead 1MiB --bandwidth 500MB/s --direct-io --stats s.json --ready-file r src mnt",
+			want: config{src: "src", mnt: "mnt", statsFile: "s.json", readyFile: "r", opt: emu.Options{
+				Latency: 250 * time.Microsecond, MaxRequest: 256 << 10, Readahead: 1 << 20, Bandwidth: 5e8, DirectIO: true}}},
+		{name: "flags after arguments", args: "src mnt --latency=0 --bandwidth unlimited",
+			want: config{src: "src", mnt: "mnt", opt: emu.Options{MaxRequest: def.MaxRequest, Readahead: def.Readahead}}},
+		{name: "readahead off", args: "--readahead 0 src mnt",
+			want: config{src: "src", mnt: "mnt", opt: emu.Options{Latency: def.Latency, MaxRequest: def.MaxRequest, Readahead: emu.NoReadahead, Bandwidth: def.Bandwidth}}},
+		{name: "help", args: "--help", err: "help"},
+		{name: "no arguments", args: "", err: "want SRC and MOUNTPOINT"},
+		{name: "three arguments", args: "a b c", err: "got 3 arguments"},
+		{name: "unknown flag", args: "--fast src mnt", err: "unknown flag"},
+		{name: "bad size", args: "--max-request lots src mnt", err: "not a size"},
+		{name: "bad rate", args: "--bandwidth quick src mnt", err: "not a bandwidth"},
+		{name: "bad duration", args: "--latency 1 src mnt", err: "latency"},
+		{name: "request not pages", args: "--max-request 1000 src mnt", err: "page size"},
+		{name: "request too big", args: "--max-request 1TiB src mnt", err: "kernel"},
+		{name: "negative latency", args: "--latency -1ms src mnt", err: "negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseArgs(strings.Fields(tt.args), io.Discard)
+			switch {
+			case tt.err == "help":
+				if !errors.Is(err, pflag.ErrHelp) {
+					t.Fatalf("err = %v, want ErrHelp", err)
+				}
+			case tt.err != "":
+				if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want a usage error about %q", err, tt.err)
+				}
+			case err != nil:
+				t.Fatalf("parseArgs: %v", err)
+			case got != tt.want:
+				t.Fatalf("parseArgs:\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}

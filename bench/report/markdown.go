@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Markdown renders the report. Sections without data are left out.
+func Markdown(rep *Report) []byte {
+	var b bytes.Buffer
+	fmt.Fprintln(&b, "# lmdbio benchmark results")
+	fmt.Fprintln(&b)
+	for _, m := range rep.Machine {
+		fmt.Fprintf(&b, "Machine: %s  \n", m)
+	}
+	if len(rep.Inputs) > 0 {
+		fmt.Fprintf(&b, "Inputs: %s\n", strings.Join(rep.Inputs, ", "))
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "Every figure is the median over the rounds of a run; spreads are min–max over those rounds,")
+	fmt.Fprintln(&b, "n is the number of rounds. MB = 10⁶ bytes delivered to the learners.")
+	fmt.Fprintln(&b)
+	writeLimits(&b, rep.Limits)
+	writeStudies(&b, rep.Studies)
+	writePeers(&b, rep.Peers)
+	writeScaling(&b, rep.Scaling)
+	writeFirstBatch(&b, rep.FirstBatch)
+	writeAU(&b, rep.AU, rep.AUSearches)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+func writeLimits(w io.Writer, ls []LimitRow) {
+	if len(ls) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Sequential-read limit")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "A plain sequential read of the data file with large buffers: the most the storage gives.")
+	fmt.Fprintln(w)
+	t := table{
+		header: []string{"storage", "cache", "buffered MB/s", "spread", "n", "O_DIRECT MB/s", "spread", "n"},
+		right:  []bool{false, false, true, true, true, true, true, true},
+	}
+	for _, l := range ls {
+		t.rows = append(t.rows, []string{orDash(StorageName(l.Storage)), l.Cache,
+			fmtMedian(l.Buffered), fmtSpread(l.Buffered), fmt.Sprint(l.Buffered.N),
+			fmtMedian(l.Direct), fmtSpread(l.Direct), fmt.Sprint(l.Direct.N)})
+	}
+	t.write(w)
+}
+
+func writeStudies(w io.Writer, ts []StudyTable) {
+	if len(ts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Stacked-optimisation study")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Each mode adds one optimisation to the one above it (as in LMDBIO); `default` is what users get.")
+	fmt.Fprintln(w)
+	for _, s := range ts {
+		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, plural(s.Ranks, "rank")+" on "+plural(s.Nodes, "node")))
+		t := table{
+			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "× lmdb", "× limit"},
+			right:  []bool{false, true, true, true, true, true, true},
+		}
+		for _, r := range s.Rows {
+			t.rows = append(t.rows, []string{"`" + r.Mode + "`", fmtMedian(r.MBPerS), fmtSpread(r.MBPerS),
+				fmt.Sprint(r.MBPerS.N), fmtRate(r.SamplesPerS), fmtRatio(r.VsBaseline), fmtRatio(r.VsLimit)})
+		}
+		t.write(w)
+		if s.Limit > 0 {
+			fmt.Fprintf(w, "Limit: %s MB/s (buffered sequential read, %s cache).\n\n", fmtRate(s.Limit), s.Cache)
+		} else {
+			fmt.Fprintln(w, "No limit line for this cache state; × limit is the benchmark's own fraction_of_limit.")
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func writePeers(w io.Writer, ps []PeerTable) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Peers")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Loaders users run today, in the same run and on the same dataset, beside lmdbio's default mode")
+	fmt.Fprintln(w, "at the same rank count.")
+	fmt.Fprintln(w)
+	for _, p := range ps {
+		h := "default mode"
+		if p.Default != DefaultMode {
+			h += " (`" + p.Default + "`)"
+		}
+		if p.Consumer != "" {
+			h += ", consumer " + p.Consumer
+		}
+		if s := StorageName(p.Storage); s != "" {
+			h = s + " · " + h
+		}
+		fmt.Fprintf(w, "### %s\n\n", h)
+		t := table{
+			header: []string{"cache", "peer", "ranks", "peer MB/s", "spread", "n", "default MB/s", "spread", "n", "default / peer"},
+			right:  []bool{false, false, true, true, true, true, true, true, true, true},
+		}
+		for _, r := range p.Rows {
+			t.rows = append(t.rows, []string{r.Cache, r.Peer, fmt.Sprint(r.Ranks),
+				fmtMedian(r.PeerMB), fmtSpread(r.PeerMB), fmt.Sprint(r.PeerMB.N),
+				fmtMedian(r.Default), fmtSpread(r.Default), fmt.Sprint(r.Default.N), fmtRatio(r.Ratio)})
+		}
+		t.write(w)
+	}
+}
+
+func writeScaling(w io.Writer, ts []ScalingTable) {
+	if len(ts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Throughput vs ranks")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Median MB/s (min–max) delivered to all learners together.")
+	fmt.Fprintln(w)
+	for _, s := range ts {
+		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, ""))
+		t := table{header: []string{"mode"}, right: []bool{false}}
+		for _, n := range s.Ranks {
+			t.header = append(t.header, plural(n, "rank"))
+			t.right = append(t.right, true)
+		}
+		for _, se := range s.Series {
+			row := []string{seriesName(se.Name, se.Peer)}
+			for _, c := range se.Cells {
+				row = append(row, fmtCell(c))
+			}
+			t.rows = append(t.rows, row)
+		}
+		t.write(w)
+		writeLimitNote(w, s.Limit, s.Direct)
+	}
+}
+
+// writeLimitNote states the limits a vs-ranks table is read against.
+func writeLimitNote(w io.Writer, buffered, direct float64) {
+	var parts []string
+	if buffered > 0 {
+		parts = append(parts, fmtRate(buffered)+" MB/s buffered")
+	}
+	if direct > 0 {
+		parts = append(parts, fmtRate(direct)+" MB/s O_DIRECT")
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "Sequential-read limit: %s.\n\n", strings.Join(parts, ", "))
+	}
+}
+
+func writeFirstBatch(w io.Writer, ts []FirstBatchTable) {
+	if len(ts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Time to first batch vs ranks")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Slowest / median / fastest rank (medians over rounds); peers report only the slowest rank.")
+	fmt.Fprintln(w, "The last column is slowest over fastest at the largest rank count: flat loaders stay near 1.")
+	fmt.Fprintln(w)
+	for _, s := range ts {
+		var all []float64
+		for _, se := range s.Series {
+			for _, c := range se.Cells {
+				all = append(all, c.Max.Median)
+			}
+		}
+		u := unitFor(all)
+		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, "times in "+u.name))
+		t := table{header: []string{"mode"}, right: []bool{false}}
+		for _, n := range s.Ranks {
+			t.header = append(t.header, plural(n, "rank"))
+			t.right = append(t.right, true)
+		}
+		last := len(s.Ranks) - 1
+		t.header = append(t.header, fmt.Sprintf("slowest / fastest at %d", s.Ranks[last]))
+		t.right = append(t.right, true)
+		for _, se := range s.Series {
+			row := []string{seriesName(se.Name, se.Peer)}
+			for _, c := range se.Cells {
+				switch {
+				case c.Max.N == 0:
+					row = append(row, missing)
+				case se.Peer:
+					row = append(row, fmtTime(c.Max, u))
+				default:
+					row = append(row, fmtTime(c.Max, u)+" / "+fmtTime(c.Median, u)+" / "+fmtTime(c.Min, u))
+				}
+			}
+			c := se.Cells[last]
+			row = append(row, fmtRatio(ratio(c.Max.Median, c.Min.Median)))
+			t.rows = append(t.rows, row)
+		}
+		t.write(w)
+	}
+}
+
+func writeAU(w io.Writer, rows []AURow, searches []AUSearch) {
+	if len(rows) == 0 && len(searches) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Accelerator utilisation")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "AU = emulated compute time / wall time per learner (MLPerf Storage counts an accelerator as kept busy at ≥ 90 %).")
+	fmt.Fprintln(w)
+	if len(rows) > 0 {
+		t := table{
+			header: []string{"storage", "workload", "mode", "cache", "nodes", "ranks", "samples/s", "AU mean", "AU min", "n"},
+			right:  []bool{false, false, false, false, true, true, true, true, true, true},
+		}
+		for _, r := range rows {
+			t.rows = append(t.rows, []string{orDash(StorageName(r.Storage)), r.Workload, "`" + r.Mode + "`", r.Cache,
+				fmt.Sprint(r.Nodes), fmt.Sprint(r.Ranks), fmtRate(r.SamplesPerS), fmtPercent(r.AUMean), fmtPercent(r.AUMin), fmt.Sprint(r.Rounds)})
+		}
+		t.write(w)
+	}
+	if len(searches) > 0 {
+		fmt.Fprintln(w, "### Largest number of accelerators per node that keeps AU above the threshold")
+		fmt.Fprintln(w)
+		t := table{
+			header: []string{"storage", "workload", "mode", "cache", "threshold", "nodes", "accelerators per node", "ranks", "AU min"},
+			right:  []bool{false, false, false, false, true, true, true, true, true},
+		}
+		for _, a := range searches {
+			mode := missing
+			if a.Mode != "" {
+				mode = "`" + a.Mode + "`"
+			}
+			t.rows = append(t.rows, []string{orDash(StorageName(a.Storage)), a.Workload, mode, orDash(a.Cache), fmtPercent(a.Threshold),
+				fmt.Sprint(a.Nodes), fmt.Sprint(a.MaxAcceleratorsPerNode), fmt.Sprint(a.Ranks), fmtPercent(a.AUMin)})
+		}
+		t.write(w)
+	}
+}
+
+// heading joins a group's title, the cache state and an extra note.
+func heading(g Group, cache, extra string) string {
+	parts := []string{}
+	if t := g.Title(); t != "" {
+		parts = append(parts, t)
+	}
+	parts = append(parts, cache+" cache")
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// seriesName marks modes as code and peers as peers.
+func seriesName(name string, peer bool) string {
+	if peer {
+		return "peer " + name
+	}
+	return "`" + name + "`"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return missing
+	}
+	return s
+}

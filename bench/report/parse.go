@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// ErrBadInput is the class of every error about the content of an input
+// file; callers test it with errors.Is to choose exit status 2.
+var ErrBadInput = errors.New("bad input")
+
+// LineError says which line of which input could not be used.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+// Unwrap lets errors.Is see both the cause and ErrBadInput.
+func (e *LineError) Unwrap() []error { return []error{e.Err, ErrBadInput} }
+
+// maxLine bounds one input line; bench lines are a few hundred bytes, so a
+// longer line means the file is not what we think it is.
+const maxLine = 16 << 20
+
+// Parse reads JSON lines from r into ds. name is the input's name for error
+// messages; a non-empty label sets the storage of every record read,
+// overriding a "storage" field. Blank lines are skipped; any other line
+// must be a JSON object with a "type" field.
+func Parse(r io.Reader, name, label string, ds *Dataset) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if err := parseLine(b, label, ds); err != nil {
+			return &LineError{File: name, Line: line, Err: err}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &LineError{File: name, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", maxLine)}
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// parseLine decodes one non-blank line and appends what it holds to ds.
+func parseLine(b []byte, label string, ds *Dataset) error {
+	if b[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return fmt.Errorf("bad JSON: %w", err)
+	}
+	if head.Type == nil {
+		return errors.New(`no "type" field`)
+	}
+	switch *head.Type {
+	case "result":
+		var r Result
+		if err := decode(b, &r); err != nil {
+			return err
+		}
+		if err := checkResult(r); err != nil {
+			return err
+		}
+		setLabel(&r.Storage, label)
+		ds.Results = append(ds.Results, r)
+	case "limit":
+		var l Limit
+		if err := decode(b, &l); err != nil {
+			return err
+		}
+		if l.Cache == "" || !finiteNonNeg(l.MBPerS) {
+			return errors.New(`limit: needs "cache" and a plausible non-negative "mb_per_s"`)
+		}
+		setLabel(&l.Storage, label)
+		ds.Limits = append(ds.Limits, l)
+	case "peer":
+		var p Peer
+		if err := decode(b, &p); err != nil {
+			return err
+		}
+		if p.Peer == "" || p.Cache == "" || p.Ranks <= 0 || !finiteNonNeg(p.MBPerS) || !finiteNonNeg(p.FirstBatchMax) {
+			return errors.New(`peer: needs "peer", "cache", "ranks" > 0 and plausible non-negative "mb_per_s" and "first_batch_s_max"`)
+		}
+		setLabel(&p.Storage, label)
+		ds.Peers = append(ds.Peers, p)
+	case "au-search":
+		var a AUSearch
+		if err := decode(b, &a); err != nil {
+			return err
+		}
+		if a.Workload == "" {
+			return errors.New(`au-search: needs "workload"`)
+		}
+		setLabel(&a.Storage, label)
+		ds.AUSearches = append(ds.AUSearches, a)
+	case "machine":
+		var f map[string]any
+		if err := json.Unmarshal(b, &f); err != nil {
+			return fmt.Errorf("machine: %w", err)
+		}
+		delete(f, "type")
+		m := Machine{Fields: f}
+		if s, ok := f["storage"].(string); ok {
+			m.Storage = s
+			delete(f, "storage")
+		}
+		setLabel(&m.Storage, label)
+		ds.Machines = append(ds.Machines, m)
+	}
+	return nil
+}
+
+// decode unmarshals a whole line into v, naming the type on failure.
+func decode(b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("bad field: %w", err)
+	}
+	return nil
+}
+
+// checkResult rejects results no table could place.
+func checkResult(r Result) error {
+	switch {
+	case r.Mode == "":
+		return errors.New(`result: no "mode"`)
+	case r.Ranks <= 0:
+		return fmt.Errorf(`result: "ranks" is %d, want > 0`, r.Ranks)
+	case r.Cache == "":
+		return errors.New(`result: no "cache"`)
+	}
+	for _, v := range []float64{r.MBPerS, r.SamplesPerS, r.FirstBatchMin, r.FirstBatchMedian, r.FirstBatchMax} {
+		if !finiteNonNeg(v) {
+			return fmt.Errorf("result: rate or time %g is negative or implausible", v)
+		}
+	}
+	return nil
+}
+
+// maxPlausible bounds rates and times: anything larger is a broken writer,
+// and would overflow the arithmetic of medians and plot ranges.
+const maxPlausible = 1e12
+
+// finiteNonNeg reports whether v can be a measured rate or time.
+func finiteNonNeg(v float64) bool { return v >= 0 && v < maxPlausible && !math.IsNaN(v) }
+
+// setLabel applies a command-line label, which wins over the file's own
+// "storage" field: the user knows which storage each file measured.
+func setLabel(storage *string, label string) {
+	if label != "" {
+		*storage = label
+	}
+}

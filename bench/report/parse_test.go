@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseRecords(t *testing.T) {
+	in := strings.Join([]string{
+		`{"type":"machine","cores":2,"kernel":"6.1"}`,
+		``,
+		`{"type":"result","round":1,"mode":"lmdb","ranks":4,"nodes":1,"cache":"cold","consumer":"touch","mb_per_s":900,"new_field":{"x":1}}`,
+		`  {"type":"result","round":1,"storage":"pfsemu","mode":"default","ranks":4,"cache":"cold","mb_per_s":1300}  `,
+		`{"type":"limit","round":1,"cache":"cold","direct":true,"mb_per_s":1100}`,
+		`{"type":"peer","round":1,"peer":"caffe","ranks":4,"cache":"cold","mb_per_s":700}`,
+		`{"type":"au-search","workload":"resnet50","threshold":0.9,"max_accelerators_per_node":12,"nodes":1}`,
+		`{"type":"summary","anything":[1,2]}`,
+		`{"type":"something-new"}`,
+	}, "\n")
+	var ds Dataset
+	if err := Parse(strings.NewReader(in), "in.jsonl", "", &ds); err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Results) != 2 || len(ds.Limits) != 1 || len(ds.Peers) != 1 || len(ds.AUSearches) != 1 || len(ds.Machines) != 1 {
+		t.Fatalf("counts: results %d limits %d peers %d au %d machines %d",
+			len(ds.Results), len(ds.Limits), len(ds.Peers), len(ds.AUSearches), len(ds.Machines))
+	}
+	r := ds.Results[0]
+	if r.Mode != "lmdb" || r.Ranks != 4 || r.Cache != "cold" || r.Consumer != "touch" || r.MBPerS != 900 || r.Storage != "" {
+		t.Errorf("result 0 = %+v", r)
+	}
+	if ds.Results[1].Storage != "pfsemu" {
+		t.Errorf("storage field not kept: %q", ds.Results[1].Storage)
+	}
+	if !ds.Limits[0].Direct || ds.Limits[0].MBPerS != 1100 {
+		t.Errorf("limit = %+v", ds.Limits[0])
+	}
+	if a := ds.AUSearches[0]; a.MaxAcceleratorsPerNode != 12 || a.Threshold != 0.9 {
+		t.Errorf("au-search = %+v", a)
+	}
+	if ds.Machines[0].Fields["cores"] != 2.0 {
+		t.Errorf("machine = %+v", ds.Machines[0])
+	}
+}
+
+func TestParseLabelOverridesStorage(t *testing.T) {
+	in := `{"type":"result","storage":"pfsemu","mode":"lmdb","ranks":1,"cache":"warm","mb_per_s":1}
+{"type":"limit","cache":"warm","mb_per_s":2}
+{"type":"peer","peer":"caffe","ranks":1,"cache":"warm","mb_per_s":3}
+{"type":"au-search","workload":"unet3d"}
+{"type":"machine","storage":"x","cores":1}`
+	var ds Dataset
+	if err := Parse(strings.NewReader(in), "in", "local", &ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{ds.Results[0].Storage, ds.Limits[0].Storage, ds.Peers[0].Storage, ds.AUSearches[0].Storage, ds.Machines[0].Storage} {
+		if s != "local" {
+			t.Errorf("storage %q, want the label", s)
+		}
+	}
+}
+
+func TestParseErrorsNameFileAndLine(t *testing.T) {
+	good := `{"type":"limit","cache":"cold","mb_per_s":1}`
+	tests := []struct {
+		name, bad, want string
+	}{
+		{"not json", `mode=lmdb ranks=4`, "not a JSON object"},
+		{"truncated", `{"type":"result","mode":"lm`, "bad JSON"},
+		{"no type", `{"mode":"lmdb"}`, `no "type"`},
+		{"wrong field type", `{"type":"result","mode":"lmdb","ranks":"four","cache":"cold"}`, "bad field"},
+		{"no mode", `{"type":"result","ranks":4,"cache":"cold"}`, `no "mode"`},
+		{"zero ranks", `{"type":"result","mode":"lmdb","ranks":0,"cache":"cold"}`, `"ranks" is 0`},
+		{"no cache", `{"type":"result","mode":"lmdb","ranks":1}`, `no "cache"`},
+		{"negative rate", `{"type":"result","mode":"lmdb","ranks":1,"cache":"cold","mb_per_s":-1}`, "negative"},
+		{"huge rate", `{"type":"result","mode":"lmdb","ranks":1,"cache":"cold","mb_per_s":1e300}`, "implausible"},
+		{"limit without cache", `{"type":"limit","mb_per_s":1}`, "limit"},
+		{"peer without ranks", `{"type":"peer","peer":"caffe","cache":"cold"}`, "peer"},
+		{"au-search without workload", `{"type":"au-search"}`, "au-search"},
+		{"array", `[1,2]`, "not a JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := good + "\n\n" + tc.bad + "\n" + good + "\n"
+			var ds Dataset
+			err := Parse(strings.NewReader(in), "runs/a.jsonl", "", &ds)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, ErrBadInput) {
+				t.Errorf("%v: not ErrBadInput", err)
+			}
+			if !strings.HasPrefix(err.Error(), "runs/a.jsonl:3: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want prefix runs/a.jsonl:3: and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseLineTooLong(t *testing.T) {
+	in := `{"type":"summary","x":"` + strings.Repeat("a", maxLine) + `"}`
+	var ds Dataset
+	err := Parse(strings.NewReader(in), "big", "", &ds)
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "big:1:") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"result","round":1,"mode":"lmdb","ranks":4,"nodes":1,"cache":"cold","mb_per_s":900}`,
+		`{"type":"limit","cache":"cold","direct":true,"mb_per_s":1100}`,
+		`{"type":"peer","peer":"caffe","ranks":4,"cache":"cold","mb_per_s":700}`,
+		`{"type":"au-search","workload":"resnet50","threshold":0.9}`,
+		`{"type":"machine","cores":2,"memory_bytes":8589934592}`,
+		"{\"type\":\"result\"}\n{",
+		`{"type":"result","mode":"x","ranks":1e309,"cache":"c"}`,
+		`{"type":"result","mode":"x","ranks":1,"cache":"c","mb_per_s":1.7e308}`,
+		"{\"type\":\"peer\",\"peer\":\"p\",\"ranks\":1,\"cache\":\"c\",\"mb_per_s\":1e11,\"first_batch_s_max\":1e308}",
+		"",
+		"\x00\xff",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var ds Dataset
+		if err := Parse(strings.NewReader(in), "fuzz", "", &ds); err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error not ErrBadInput: %v", err)
+			}
+			return
+		}
+		for _, r := range ds.Results {
+			if r.Mode == "" || r.Ranks <= 0 || r.Cache == "" || r.MBPerS < 0 {
+				t.Fatalf("accepted result %+v", r)
+			}
+		}
+		// Whatever parses must render without panicking.
+		Markdown(Build(&ds, Options{}))
+		if _, err := Figures(Build(&ds, Options{})); err != nil {
+			t.Fatalf("figures: %v", err)
+		}
+	})
+}

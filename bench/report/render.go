@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure size and PNG resolution: wide enough for the legend beside the
+// plot, sharp enough to read when a README embeds the PNG.
+const (
+	figWidth  = 10 * vg.Inch
+	figHeight = 5 * vg.Inch
+	pngDPI    = 144
+)
+
+// WriteFigure writes f as DIR/NAME.svg and DIR/NAME.png and returns their
+// paths.
+func WriteFigure(dir string, f Figure) ([]string, error) {
+	svg := vgsvg.New(figWidth, figHeight)
+	png := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(pngDPI))
+	var paths []string
+	for _, out := range []struct {
+		ext    string
+		canvas vg.CanvasSizer
+		writer io.WriterTo
+	}{
+		{".svg", svg, svg},
+		{".png", png, vgimg.PngCanvas{Canvas: png}},
+	} {
+		f.draw(draw.New(out.canvas))
+		path := filepath.Join(dir, f.Name+out.ext)
+		if err := writeFile(path, out.writer); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// draw paints the plot on the left and its legend on the right.
+func (f Figure) draw(dc draw.Canvas) {
+	dc.FillPolygon(color.White, []vg.Point{
+		dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y},
+	})
+	pad := vg.Points(10)
+	r := f.Legend.Rectangle(dc)
+	lw := r.Max.X - r.Min.X
+	width := dc.Max.X - dc.Min.X
+	f.Plot.Draw(draw.Crop(dc, 0, -(lw + 2*pad), 0, 0))
+	f.Legend.Draw(draw.Crop(dc, width-lw-pad, -pad, 0, -3*pad))
+}
+
+// writeFile creates path and writes w to it, reporting a failed close.
+func writeFile(path string, w io.WriterTo) (err error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
+		}
+	}()
+	if _, err := w.WriteTo(out); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

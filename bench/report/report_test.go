@@ -1,0 +1,231 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// res is a compact constructor for test results.
+func res(storage, consumer, cache, mode string, ranks int, mb float64) Result {
+	return Result{Storage: storage, Consumer: consumer, Cache: cache, Mode: mode, Ranks: ranks, Nodes: 1, MBPerS: mb, SamplesPerS: mb * 10}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestGroupsSplitStorageAndConsumer(t *testing.T) {
+	rs := []Result{
+		res("pfsemu", "touch", "cold", "lmdb", 4, 1),
+		res("local", "touch", "cold", "lmdb", 4, 1),
+		res("local", "sha256", "cold", "lmdb", 4, 1),
+		res("local", "touch", "warm", "lmdb", 4, 1),
+	}
+	keys, m := groups(rs)
+	want := []Group{{"local", "sha256"}, {"local", "touch"}, {"pfsemu", "touch"}}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("groups = %v, want %v", keys, want)
+	}
+	if n := len(m[Group{"local", "touch"}]); n != 2 {
+		t.Errorf("local/touch has %d results, want 2", n)
+	}
+}
+
+func TestSortKnownOrdersModesByStacking(t *testing.T) {
+	got := sortKnown(ModeOrder, []string{"default", "zz", "lmm+dio", "lmdb", "aa", "lmm+dio"})
+	want := []string{"lmdb", "lmm+dio", "default", "aa", "zz"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestStudyRanks(t *testing.T) {
+	rs := []Result{
+		res("", "", "cold", "lmdb", 1, 1), res("", "", "cold", "default", 1, 1),
+		res("", "", "cold", "lmdb", 4, 1), res("", "", "cold", "default", 4, 1),
+		res("", "", "cold", "lmdb", 2, 1),
+	}
+	tests := []struct {
+		name string
+		want int
+		got  int
+	}{
+		{"tie goes to more ranks", 4, studyRanks(rs, 0)},
+		{"asked and measured", 2, studyRanks(rs, 2)},
+		{"asked but not measured", 4, studyRanks(rs, 8)},
+		{"most cells wins", 1, studyRanks(append(rs, res("", "", "warm", "lmdb", 1, 1)), 0)},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestStudyRatios(t *testing.T) {
+	ds := &Dataset{
+		Results: []Result{
+			res("local", "touch", "cold", "default", 4, 1300),
+			res("local", "touch", "cold", "lmdb", 4, 800),
+			res("local", "touch", "cold", "lmdb", 4, 1000),
+			res("local", "touch", "cold", "lmm", 4, 700),
+			res("local", "touch", "cold", "default", 4, 1500),
+			// an accelerator workload never enters the study
+			{Storage: "local", Consumer: "touch", Cache: "cold", Mode: "default", Ranks: 4, Workload: "resnet50", MBPerS: 1},
+			// warm has no limit line: × limit falls back to the bench's own fraction
+			{Storage: "local", Consumer: "touch", Cache: "warm", Mode: "default", Ranks: 4, MBPerS: 5000, FractionOfLimit: 0.4},
+		},
+		Limits: []Limit{
+			{Storage: "local", Cache: "cold", MBPerS: 1500},
+			{Storage: "local", Cache: "cold", MBPerS: 1700},
+			{Storage: "local", Cache: "cold", MBPerS: 1600},
+			{Storage: "local", Cache: "cold", Direct: true, MBPerS: 100}, // O_DIRECT is not the buffered limit
+			{Storage: "pfsemu", Cache: "cold", MBPerS: 1},                // another storage's limit
+		},
+	}
+	rep := Build(ds, Options{})
+	if len(rep.Studies) != 2 {
+		t.Fatalf("%d studies, want 2 (cold, warm)", len(rep.Studies))
+	}
+	cold := rep.Studies[0]
+	if cold.Cache != "cold" || cold.Ranks != 4 || cold.Limit != 1600 {
+		t.Fatalf("cold study = %+v", cold)
+	}
+	want := []struct {
+		mode               string
+		median, lo, hi     float64
+		n                  int
+		vsBaseline, vsLimt float64
+	}{
+		{"lmdb", 900, 800, 1000, 2, 1, 900.0 / 1600},
+		{"lmm", 700, 700, 700, 1, 700.0 / 900, 700.0 / 1600},
+		{"default", 1400, 1300, 1500, 2, 1400.0 / 900, 1400.0 / 1600},
+	}
+	if len(cold.Rows) != len(want) {
+		t.Fatalf("rows %+v", cold.Rows)
+	}
+	for i, w := range want {
+		r := cold.Rows[i]
+		if r.Mode != w.mode || r.MBPerS.N != w.n || !near(r.MBPerS.Median, w.median) ||
+			r.MBPerS.Min != w.lo || r.MBPerS.Max != w.hi || !near(r.VsBaseline, w.vsBaseline) || !near(r.VsLimit, w.vsLimt) {
+			t.Errorf("row %d = %+v, want %+v", i, r, w)
+		}
+	}
+	warm := rep.Studies[1]
+	if warm.Limit != 0 || warm.Rows[0].VsLimit != 0.4 || warm.Rows[0].VsBaseline != 0 {
+		t.Errorf("warm study = %+v", warm)
+	}
+	if len(rep.AU) != 1 || rep.AU[0].Workload != "resnet50" {
+		t.Errorf("AU rows = %+v", rep.AU)
+	}
+}
+
+func TestPeersComparedWithDefaultAtSameRanks(t *testing.T) {
+	ds := &Dataset{
+		Results: []Result{
+			res("local", "touch", "cold", "default", 4, 1000),
+			res("local", "sha256", "cold", "default", 4, 900), // the peers' own work: preferred
+			res("local", "sha256", "cold", "default", 8, 1800),
+			res("local", "sha256", "cold", "lmdb", 4, 10),
+		},
+		Peers: []Peer{
+			{Storage: "local", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 400},
+			{Storage: "local", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 200},
+			{Storage: "local", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 600},
+			{Storage: "local", Peer: "caffe", Cache: "warm", Ranks: 2, MBPerS: 600}, // no default to compare
+		},
+	}
+	rep := Build(ds, Options{})
+	if len(rep.Peers) != 1 || rep.Peers[0].Consumer != "sha256" {
+		t.Fatalf("peers = %+v", rep.Peers)
+	}
+	rows := rep.Peers[0].Rows
+	type row struct {
+		cache, peer string
+		ranks       int
+		peerMB, def float64
+		ratio       float64
+	}
+	var got []row
+	for _, r := range rows {
+		got = append(got, row{r.Cache, r.Peer, r.Ranks, r.PeerMB.Median, r.Default.Median, r.Ratio})
+	}
+	want := []row{
+		{"cold", "caffe", 8, 600, 1800, 3},
+		{"cold", "torch-readahead", 4, 300, 900, 3},
+		{"warm", "caffe", 2, 600, 0, 0},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestScalingAndFirstBatch(t *testing.T) {
+	r := func(mode string, ranks int, mb, fmax, fmed, fmin float64) Result {
+		x := res("", "touch", "cold", mode, ranks, mb)
+		x.FirstBatchMax, x.FirstBatchMedian, x.FirstBatchMin = fmax, fmed, fmin
+		return x
+	}
+	ds := &Dataset{
+		Results: []Result{
+			r("lmdb", 1, 100, 0.1, 0.1, 0.1), r("lmdb", 4, 200, 0.8, 0.4, 0.2), r("lmdb", 4, 400, 1.0, 0.5, 0.2),
+			r("default", 2, 900, 0.05, 0.04, 0.03),
+		},
+		Peers:  []Peer{{Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 50, FirstBatchMax: 2}},
+		Limits: []Limit{{Cache: "cold", MBPerS: 1000}, {Cache: "cold", Direct: true, MBPerS: 800}},
+	}
+	rep := Build(ds, Options{})
+	if len(rep.Scaling) != 1 || len(rep.FirstBatch) != 1 {
+		t.Fatalf("scaling %d, first batch %d tables", len(rep.Scaling), len(rep.FirstBatch))
+	}
+	s := rep.Scaling[0]
+	if !slices.Equal(s.Ranks, []int{1, 2, 4, 8}) || s.Limit != 1000 || s.Direct != 800 {
+		t.Fatalf("scaling = %+v", s)
+	}
+	medians := map[string][]float64{}
+	for _, se := range s.Series {
+		for _, c := range se.Cells {
+			medians[se.Name] = append(medians[se.Name], c.Median)
+		}
+	}
+	wantMed := map[string][]float64{"lmdb": {100, 0, 300, 0}, "default": {0, 900, 0, 0}, "caffe": {0, 0, 0, 50}}
+	for k, w := range wantMed {
+		if !slices.Equal(medians[k], w) {
+			t.Errorf("%s medians %v, want %v", k, medians[k], w)
+		}
+	}
+	if s.Series[2].Name != "caffe" || !s.Series[2].Peer {
+		t.Errorf("peer series = %+v", s.Series[2])
+	}
+	fb := rep.FirstBatch[0].Series[0] // lmdb
+	c4 := fb.Cells[2]
+	if fb.Name != "lmdb" || !near(c4.Max.Median, 0.9) || !near(c4.Median.Median, 0.45) || !near(c4.Min.Median, 0.2) {
+		t.Errorf("lmdb first batch at 4 ranks = %+v", c4)
+	}
+}
+
+func TestMachineLines(t *testing.T) {
+	ms := []Machine{
+		{Fields: map[string]any{"date": "2025-01-15", "cores": 2.0, "memory_bytes": 8589934592.0, "kernel": "6.1", "zeta": true}},
+		{Fields: map[string]any{"date": "2025-01-15", "cores": 2.0, "memory_bytes": 8589934592.0, "kernel": "6.1", "zeta": true}},
+		{Storage: "pfsemu", Fields: map[string]any{"cores": 2.0}},
+	}
+	got := machineLines(ms, "")
+	want := []string{"cores 2 · memory 8.0 GiB · kernel 6.1 · date 2025-01-15 · zeta true", "emulated PFS: cores 2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := machineLines(ms, "my laptop"); !slices.Equal(got, []string{"my laptop"}) {
+		t.Errorf("override: %q", got)
+	}
+}
+
+func TestPeersUseFullStackWhenNoDefault(t *testing.T) {
+	ds := &Dataset{
+		Results: []Result{res("", "", "cold", FullStackMode, 4, 800), res("", "", "cold", "lmdb", 4, 100)},
+		Peers:   []Peer{{Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 200}},
+	}
+	p := Build(ds, Options{}).Peers[0]
+	if p.Default != FullStackMode || p.Rows[0].Ratio != 4 {
+		t.Errorf("peers = %+v", p)
+	}
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// benchOptions are the flags of lmdbio bench, as typed.
+type benchOptions struct {
+	loader      loaderFlags
+	modes       string
+	ranks       string
+	cache       string
+	consumer    string
+	rounds      int
+	peers       string
+	peersDir    string
+	peerWorkers int
+	python      string
+	workload    string
+	json        bool
+}
+
+// benchModesDefault is every stacked mode once: "default" is the full
+// stack, so lmm+dio+prov+coal+stag is left out rather than measured twice.
+const benchModesDefault = "lmdb,lmm,lmm+dio,lmm+dio+prov,lmm+dio+prov+coal,default"
+
+func newBenchCommand() *cobra.Command {
+	opt := benchOptions{modes: benchModesDefault, cache: "cold,warm", consumer: "touch", rounds: 3,
+		peerWorkers: 8, python: "/usr/bin/python3", workload: "none"}
+	cmd := &cobra.Command{
+		Use:   "bench [flags] PATH",
+		Short: "Measure the loader's modes, other loaders and the storage limit on one dataset",
+		Long: `
+
+Run it as an MPI program: lmdbio run -n 4 -- lmdbio bench PATH. For every
+round, cache state (cold: the page cache is dropped before each measurement;
+needs root, else it warns and measures warm), rank count (--ranks: the first N
+ranks of the job read; the others wait) and mode (--modes), every learner
+opens the loader, reads every record once per epoch and applies the consumer
+to it. Contenders are interleaved within each round, so drift in the machine's
+speed hits them all alike; the summary gives medians and spreads over rounds.
+
+Measured per result: samples/s and MB/s delivered to all learners (over the
+slowest learner's time from Open to Close), time to first batch (min, median,
+max over ranks), time learners spent waiting inside Next (stall), bytes that
+reached storage and read system calls (/proc/self/io read_bytes and syscr,
+summed over ranks; read_bytes counts only bytes fetched from storage, not
+page-cache hits), peak RSS and shared-memory bytes.
+
+Each round also measures the physical limit: rank 0 reads the data file from
+start to end with 16 MiB buffers, buffered and with O_DIRECT ("limit" lines);
+every result is also given as a fraction of the round's buffered read in the
+same cache state. --peers runs other loaders from --peers-dir over the same
+dataset as subprocesses (torch-readahead, torch-noreadahead: PyTorch
+DataLoader over py-lmdb; caffe: a Caffe-MPI-style reader on every rank).
+
+--workload resnet50|unet3d|cosmoflow emulates the accelerators of the
+DLIO / MLPerf Storage workloads: its batch size, and after every batch a sleep
+of its compute time; results carry the accelerator utilisation AU = compute
+time / wall time, and an au-search line gives the most accelerators per node
+that stay at or above the workload's AU threshold (0.9; 0.7 for cosmoflow).
+Without --ranks it tries every rank count from 1 to the job's size.
+
+Every contender must deliver the same records and bytes, and with --consumer
+sha256 the same digest as lmdbio digest; a disagreement is an error. --json
+prints one object per line (types result, limit, peer, au-search, summary,
+ratio).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := opt.config(args[0], cmd.Flags())
+			if err != nil {
+				return err
+			}
+			return runBench(cfg)
+		},
+	}
+	f := cmd.Flags()
+	// The loader's flags, but --modes replaces --mode.
+	loaderSet := pflag.NewFlagSet("loader", pflag.ContinueOnError)
+	opt.loader.register(loaderSet, false)
+	loaderSet.VisitAll(func(fl *pflag.Flag) {
+		if fl.Name != "mode" {
+			f.AddFlag(fl)
+		}
+	})
+	f.StringVar(&opt.modes, "modes", opt.modes, "modes to measure, comma-separated: "+strings.Join(loader.ModeNames(), ", ")+", default")
+	f.StringVar(&opt.ranks, "ranks", "", "rank counts to measure, comma-separated (default: the job's size; with --workload 1 to the job's size)")
+	f.StringVar(&opt.cache, "cache", opt.cache, "cache states: cold, warm or both")
+	f.StringVar(&opt.consumer, "consumer", opt.consumer, "what learners do with each record: none, touch (a byte per 4 KiB) or sha256 (digest)")
+	f.IntVar(&opt.rounds, "rounds", opt.rounds, "rounds of interleaved measurements")
+	f.StringVar(&opt.peers, "peers", "", "other loaders to run, comma-separated: "+strings.Join(benchPeerNames, ", "))
+	f.StringVar(&opt.peersDir, "peers-dir", "", "directory of the peer scripts (default: bench/peers beside the binary's directory, else in the working directory)")
+	f.IntVar(&opt.peerWorkers, "peer-workers", opt.peerWorkers, "DataLoader workers of the torch peers")
+	f.StringVar(&opt.python, "python", opt.python, "Python interpreter for the peers")
+	f.StringVar(&opt.workload, "workload", opt.workload, "emulated accelerators: none, "+strings.Join(bench.WorkloadNames(), ", "))
+	f.BoolVar(&opt.json, "json", false, "print one JSON object per line")
+	return cmd
+}
+
+// benchMode is one loader mode under the name the user gave it.
+type benchMode struct {
+	name string
+	mode loader.Mode
+}
+
+// benchConfig is a checked bench command line.
+type benchConfig struct {
+	path        string
+	lopt        loader.Options // without Topology and Mode
+	modes       []benchMode
+	ranks       []int // nil: decided from the job's size
+	caches      []string
+	consumer    bench.ConsumerKind
+	rounds      int
+	peers       []string
+	peersDir    string
+	peerWorkers int
+	python      string
+	workload    bench.Workload
+	json        bool
+	warnings    []string // for rank 0 to print once the job has started
+}
+
+// config checks the flags; it needs no MPI, so usage errors come before the
+// job starts.
+func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, error) {
+	keep := assign.Keep // every contender reads every record exactly once
+	lopt, err := o.loader.options(&keep)
+	if err != nil {
+		return benchConfig{}, err
+	}
+	cfg := benchConfig{path: path, lopt: lopt, rounds: o.rounds, peerWorkers: o.peerWorkers, python: o.python, json: o.json}
+	if cfg.modes, err = parseBenchModes(o.modes); err != nil {
+		return cfg, err
+	}
+	if o.ranks != "" {
+		if cfg.ranks, err = parseRankList(o.ranks); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.caches, err = parseChoices("cache", o.cache, []string{"cold", "warm"}); err != nil {
+		return cfg, err
+	}
+	if cfg.consumer, err = bench.ParseConsumer(o.consumer); err != nil {
+		return cfg, usageError(err)
+	}
+	if o.rounds < 1 {
+		return cfg, usagef("--rounds %d: want at least 1", o.rounds)
+	}
+	if o.peers != "" {
+		if cfg.peers, err = parseChoices("peers", o.peers, benchPeerNames); err != nil {
+			return cfg, err
+		}
+		if o.peerWorkers < 0 {
+			return cfg, usagef("--peer-workers %d: want 0 or more", o.peerWorkers)
+		}
+		if cfg.peersDir, err = findPeersDir(o.peersDir, cfg.peers); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.workload, err = bench.ParseWorkload(o.workload); err != nil {
+		return cfg, usageError(err)
+	}
+	if cfg.workload.Enabled() {
+		if flags.Changed("batch") && o.loader.batch != cfg.workload.Batch {
+			cfg.warnings = append(cfg.warnings, fmt.Sprintf("--workload %s trains with batch %d; --batch %d ignored",
+				cfg.workload.Name, cfg.workload.Batch, o.loader.batch))
+		}
+		cfg.lopt.Batch = cfg.workload.Batch
+	}
+	return cfg, nil
+}
+
+// parseBenchModes reads --modes; a mode listed twice under two names (the
+// full stack and "default") is measured once, under the first name.
+func parseBenchModes(s string) ([]benchMode, error) {
+	var out []benchMode
+	for _, name := range splitList(s) {
+		m, err := loader.ParseMode(name)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		dup := false
+		for _, have := range out {
+			dup = dup || have.mode == m
+		}
+		if !dup {
+			out = append(out, benchMode{name: name, mode: m})
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--modes: name at least one mode")
+	}
+	return out, nil
+}
+
+// parseRankList reads --ranks: distinct whole numbers >= 1, kept in order.
+func parseRankList(s string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, usagef("--ranks %q: want rank counts >= 1, comma-separated", s)
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--ranks: name at least one rank count")
+	}
+	return out, nil
+}
+
+// parseChoices reads a comma list of distinct names out of allowed.
+func parseChoices(flag, s string, allowed []string) ([]string, error) {
+	var out []string
+	for _, f := range splitList(s) {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == f
+		}
+		if !ok {
+			return nil, usagef("--%s %q: want %s", flag, f, strings.Join(allowed, ", "))
+		}
+		dup := false
+		for _, have := range out {
+			dup = dup || have == f
+		}
+		if !dup {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--%s: name at least one of %s", flag, strings.Join(allowed, ", "))
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// findPeersDir picks the directory of the peer scripts and checks that the
+// scripts the peers need are there.
+func findPeersDir(flag string, peers []string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = filepath.Join("bench", "peers")
+		if exe, err := os.Executable(); err == nil {
+			beside := filepath.Join(filepath.Dir(exe), "..", "bench", "peers")
+			if st, err := os.Stat(beside); err == nil && st.IsDir() {
+				dir = beside
+			}
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usageError(err)
+	}
+	for _, p := range peers {
+		script := filepath.Join(abs, benchPeerScript(p))
+		if _, err := os.Stat(script); err != nil {
+			return "", usagef("--peers %s: %s not found (set --peers-dir)", p, script)
+		}
+	}
+	return abs, nil
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+)
+
+// measureMode runs the loader in one mode on the step's ranks and, at rank
+// 0, turns their samples into a result line.
+func (r *benchRun) measureMode(s benchStep) {
+	r.setCache(s.cache)
+	g := r.groups[s.ranks]
+	if g.topo == nil {
+		return // not taking part: wait at the next step's barrier
+	}
+	lopt := r.cfg.lopt
+	lopt.Mode = s.mode.mode
+	sample, err := measureLearner(r.cfg.path, g.topo, lopt, r.cfg.consumer, r.cfg.workload)
+	if err != nil {
+		r.job.fail(withPath(r.cfg.path, err))
+	}
+	enc, _ := json.Marshal(sample)
+	all, err := gatherStrings(g.topo.World, string(enc), 0)
+	if err != nil {
+		r.job.fail(fmt.Errorf("bench: %w", err))
+	}
+	if r.job.topo.Rank != 0 {
+		return
+	}
+	samples := make([]bench.RankSample, len(all))
+	for i, a := range all {
+		if err := json.Unmarshal([]byte(a), &samples[i]); err != nil {
+			r.job.fail(fmt.Errorf("bench: rank %d's sample: %w", i, err))
+		}
+	}
+	res := bench.Summarize(samples, r.cfg.workload.Enabled())
+	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
+	res.Consumer, res.Workload, res.Batch, res.Epochs = r.cfg.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
+	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
+	res.FractionOfBestLimit = r.fractionOfBestLimit(s.round, s.cache, res.MBPerS)
+	hasDigest := r.cfg.consumer == bench.SHA256
+	if hasDigest {
+		res.Digest = bench.FormatDigest(res.DigestSum())
+	}
+	r.out.result(res)
+	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s)", s.mode.name, s.ranks, s.round, s.cache),
+		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
+}
+
+func workloadName(w bench.Workload) string {
+	if !w.Enabled() {
+		return "none"
+	}
+	return w.Name
+}
+
+// emulateCompute stands for an accelerator busy for d, and returns the time
+// it really slept. Timers wake late (Go's by up to a millisecond, a third of
+// cosmoflow's 3.5 ms batch), so the caller asks for what it still owes: the
+// nominal compute so far minus the time slept so far. A late wake-up is then
+// paid back on the next batch and the total stays at the nominal compute.
+func emulateCompute(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	start := time.Now()
+	time.Sleep(d)
+	return time.Since(start)
+}
+
+// measureLearner is one learner's part of a measurement: meet the others,
+// open the loader, read every epoch to the end doing the consumer's work
+// (and the workload's emulated compute), close, and say what it saw.
+func measureLearner(path string, topo *topology.Topology, lopt loader.Options, kind bench.ConsumerKind,
+	w bench.Workload) (bench.RankSample, error) {
+	s := bench.RankSample{Rank: topo.Rank, Leader: topo.Leader()}
+	lopt.Topology = topo
+	con := bench.NewConsumer(kind)
+	_ = bench.ResetPeakRSS() // without it the peak would be the process's so far
+	io0, ioErr := bench.SelfIO()
+	if err := topo.World.Barrier(); err != nil {
+		return s, fmt.Errorf("bench: %w", err)
+	}
+	t0 := time.Now()
+	ld, err := loader.Open(path, lopt)
+	if err != nil {
+		return s, err
+	}
+	var stall, compute, slept time.Duration
+	first := true
+	ctx := context.Background()
+	for epoch := 0; epoch < lopt.Epochs; epoch++ {
+		for {
+			t := time.Now()
+			b, err := ld.Next(ctx)
+			stall += time.Since(t)
+			if first {
+				s.FirstBatch, first = time.Since(t0).Seconds(), false
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				ld.Close()
+				return s, err
+			}
+			for i := range b.Keys {
+				con.Consume(b.Keys[i], b.Values[i])
+			}
+			if w.Enabled() {
+				compute += w.Compute
+				slept += emulateCompute(compute - slept)
+			}
+		}
+	}
+	s.Shm = ld.ArenaBytes()
+	s.LoaderIO = ld.Stats().Reads
+	if err := ld.Close(); err != nil {
+		return s, err
+	}
+	s.Wall = time.Since(t0).Seconds()
+	s.Stall, s.Compute = stall.Seconds(), compute.Seconds()
+	s.Records, s.Bytes, s.Digest = con.Records, con.Bytes, con.Digest
+	if io1, err := bench.SelfIO(); err == nil && ioErr == nil {
+		d := io1.Sub(io0)
+		s.ReadBytes, s.ReadCalls = d.ReadBytes, d.ReadCalls
+	}
+	s.RSS, _ = bench.PeakRSS()
+	return s, nil
+}

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"golang.org/x/term"
+)
+
+// benchOutput prints bench's lines as they are measured (rank 0) and keeps
+// them for the summary: JSON lines with --json, else a table.
+type benchOutput struct {
+	w        io.Writer
+	json     bool
+	cfg      benchConfig
+	progress *benchProgress
+	header   bool
+
+	results []bench.Result
+	peers   []bench.Peer
+	limits  []bench.Limit
+}
+
+func newBenchOutput(w io.Writer, cfg benchConfig) *benchOutput {
+	return &benchOutput{w: w, json: cfg.json, cfg: cfg}
+}
+
+func (o *benchOutput) emit(v any) {
+	o.progress.clear()
+	b, err := json.Marshal(v)
+	if err != nil { // a NaN or infinity slipped through: a bug, but not worth losing the run
+		fmt.Fprintf(os.Stderr, "lmdbio bench: cannot print %T: %v\n", v, err)
+		return
+	}
+	fmt.Fprintln(o.w, string(b))
+}
+
+func (o *benchOutput) row(round int, cache string, ranks, nodes string, name string, sps, mbps, frac, first, stall float64) {
+	o.progress.clear()
+	if !o.header {
+		fmt.Fprintf(o.w, "%-5s %-5s %5s %5s  %-24s %10s %9s %7s %8s %8s\n",
+			"round", "cache", "ranks", "nodes", "contender", "samples/s", "MB/s", "×limit", "first/s", "stall/s")
+		o.header = true
+	}
+	fmt.Fprintf(o.w, "%-5d %-5s %5s %5s  %-24s %10s %9s %7s %8s %8s\n", round, cache, ranks, nodes, name,
+		num(sps, 0), num(mbps, 1), num(frac, 2), num(first, 3), num(stall, 3))
+}
+
+// num formats v with prec decimals; negative means "not measured".
+func num(v float64, prec int) string {
+	if v < 0 || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func (o *benchOutput) limit(l bench.Limit) {
+	o.limits = append(o.limits, l)
+	if o.json {
+		o.emit(l)
+		return
+	}
+	name, frac := "limit (buffered)", 1.0
+	if l.Direct {
+		name, frac = "limit (O_DIRECT)", -1
+		for _, b := range o.limits {
+			if b.Round == l.Round && b.Cache == l.Cache && !b.Direct {
+				frac = bench.Quotient(l.MBPerS, b.MBPerS)
+			}
+		}
+	}
+	o.row(l.Round, l.Cache, "1", "1", name, -1, l.MBPerS, frac, -1, -1)
+}
+
+func (o *benchOutput) result(r bench.Result) {
+	o.results = append(o.results, r)
+	if o.json {
+		o.emit(r)
+		return
+	}
+	frac := r.FractionOfLimit
+	if frac == 0 {
+		frac = -1
+	}
+	name := r.Mode
+	if r.Workload != "none" {
+		name = fmt.Sprintf("%s AU %.2f", r.Mode, r.AUMin)
+	}
+	o.row(r.Round, r.Cache, fmt.Sprint(r.Ranks), fmt.Sprint(r.Nodes), name, r.SamplesPerS, r.MBPerS, frac, r.FirstBatchMax, r.StallS)
+}
+
+func (o *benchOutput) peer(p bench.Peer) {
+	o.peers = append(o.peers, p)
+	if o.json {
+		o.emit(p)
+		return
+	}
+	frac := p.FractionOfLimit
+	if frac == 0 {
+		frac = -1
+	}
+	o.row(p.Round, p.Cache, fmt.Sprint(p.Ranks), "-", "peer "+p.Peer, p.SamplesPerS, p.MBPerS, frac, p.FirstBatchMax, -1)
+}
+
+// benchSeries is one contender's measurements over the rounds.
+type benchSeries struct {
+	kind, name  string
+	ranks       int
+	cache       string
+	nodes       int
+	mbps, sps   []float64
+	frac, first []float64
+	stall, au   []float64
+	bestFrac    []float64
+}
+
+// series groups the lines by contender, rank count and cache state, in the
+// order they first appeared.
+func (o *benchOutput) series() []*benchSeries {
+	var out []*benchSeries
+	find := func(kind, name string, ranks int, cache string) *benchSeries {
+		for _, s := range out {
+			if s.kind == kind && s.name == name && s.ranks == ranks && s.cache == cache {
+				return s
+			}
+		}
+		s := &benchSeries{kind: kind, name: name, ranks: ranks, cache: cache}
+		out = append(out, s)
+		return s
+	}
+	for _, l := range o.limits {
+		name := "limit"
+		if l.Direct {
+			name = "limit-direct"
+		}
+		s := find("limit", name, 1, l.Cache)
+		s.nodes = 1
+		s.mbps = append(s.mbps, l.MBPerS)
+	}
+	for _, r := range o.results {
+		s := find("mode", r.Mode, r.Ranks, r.Cache)
+		s.nodes = r.Nodes
+		s.mbps, s.sps, s.frac = append(s.mbps, r.MBPerS), append(s.sps, r.SamplesPerS), append(s.frac, r.FractionOfLimit)
+		s.first, s.stall, s.au = append(s.first, r.FirstBatchMax), append(s.stall, r.StallS), append(s.au, r.AUMin)
+		s.bestFrac = append(s.bestFrac, r.FractionOfBestLimit)
+	}
+	for _, p := range o.peers {
+		s := find("peer", p.Peer, p.Ranks, p.Cache)
+		s.mbps, s.sps, s.frac = append(s.mbps, p.MBPerS), append(s.sps, p.SamplesPerS), append(s.frac, p.FractionOfLimit)
+		s.first, s.bestFrac = append(s.first, p.FirstBatchMax), append(s.bestFrac, p.FractionOfBestLimit)
+	}
+	return out
+}
+
+// finish prints the summary: per contender the median and spread over
+// rounds, the ratios that matter, and the accelerator search.
+func (o *benchOutput) finish(ranks []int) {
+	series := o.series()
+	if !o.json && len(series) > 0 {
+		fmt.Fprintf(o.w, "\nsummary over %d round(s): median MB/s, [min, max], spread = (max-min)/median\n", o.cfg.rounds)
+	}
+	for _, s := range series {
+		sp := bench.SpreadOf(s.mbps)
+		sum := bench.Summary{Type: bench.TypeSummary, Name: s.name, Kind: s.kind, Ranks: s.ranks, Cache: s.cache,
+			MedianMBPerS: sp.Median, MinMBPerS: sp.Min, MaxMBPerS: sp.Max, Rounds: sp.N,
+			MedianSamplesPerS: median0(s.sps), MedianFractionOfLimit: median0(s.frac), MedianFractionOfBest: median0(s.bestFrac),
+			MedianFirstBatchMax: median0(s.first), MedianStall: median0(s.stall)}
+		if o.json {
+			o.emit(sum)
+			continue
+		}
+		label := s.name
+		if s.kind == "peer" {
+			label = "peer " + s.name
+		}
+		fmt.Fprintf(o.w, "  %-24s %3d ranks %-4s %9.1f MB/s [%.1f, %.1f] spread %4.0f%%", label, s.ranks, s.cache,
+			sp.Median, sp.Min, sp.Max, 100*nan0(sp.Relative()))
+		if sum.MedianFractionOfLimit > 0 {
+			fmt.Fprintf(o.w, "  %.2f× limit (%.2f× the faster read)", sum.MedianFractionOfLimit, sum.MedianFractionOfBest)
+		}
+		if s.kind != "limit" {
+			fmt.Fprintf(o.w, "  first batch %.3f s", sum.MedianFirstBatchMax)
+		}
+		fmt.Fprintln(o.w)
+	}
+	o.ratios(series)
+	o.auSearch(series)
+}
+
+// ratios compares the full stack with the baseline, the peers and the limit
+// at every rank count and cache state (medians over rounds).
+func (o *benchOutput) ratios(series []*benchSeries) {
+	best := ""
+	for _, m := range o.cfg.modes {
+		if m.mode == loader.DefaultMode {
+			best = m.name
+		}
+	}
+	var baseline string
+	for _, m := range o.cfg.modes {
+		if m.mode.Caffe {
+			baseline = m.name
+		}
+	}
+	if best == "" {
+		return
+	}
+	var lines []bench.Ratio
+	for _, s := range series {
+		if s.kind != "mode" || s.name != best {
+			continue
+		}
+		top := bench.Median(s.mbps)
+		for _, other := range series {
+			if other.cache != s.cache {
+				continue
+			}
+			switch {
+			case other.kind == "mode" && other.name == baseline && other.ranks == s.ranks,
+				other.kind == "peer" && (other.ranks == s.ranks || !benchPeerPerRank(other.name)):
+				lines = append(lines, bench.Ratio{Type: bench.TypeRatio, Name: best + "/" + other.name, Of: best,
+					To: other.name, Ranks: s.ranks, Cache: s.cache, Ratio: bench.Quotient(top, bench.Median(other.mbps))})
+			}
+		}
+		if f := median0(s.frac); f > 0 {
+			lines = append(lines, bench.Ratio{Type: bench.TypeRatio, Name: best + "/limit", Of: best, To: "limit",
+				Ranks: s.ranks, Cache: s.cache, Ratio: f})
+		}
+	}
+	if !o.json && len(lines) > 0 {
+		fmt.Fprintln(o.w, "\nratios of medians:")
+	}
+	for _, l := range lines {
+		if math.IsNaN(l.Ratio) || math.IsInf(l.Ratio, 0) {
+			continue
+		}
+		if o.json {
+			o.emit(l)
+			continue
+		}
+		fmt.Fprintf(o.w, "  %-40s %3d ranks %-4s %7.2f×\n", l.Of+" / "+l.To, l.Ranks, l.Cache, l.Ratio)
+	}
+}
+
+// auSearch reports, per mode and cache state, the most emulated
+// accelerators per node whose median AU over rounds met the threshold.
+func (o *benchOutput) auSearch(series []*benchSeries) {
+	w := o.cfg.workload
+	if !w.Enabled() {
+		return
+	}
+	type key struct{ mode, cache string }
+	var order []key
+	points := map[key][]bench.AUPoint{}
+	ranksOf := map[key]map[bench.AUPoint]int{}
+	for _, s := range series {
+		if s.kind != "mode" {
+			continue
+		}
+		k := key{s.name, s.cache}
+		if _, ok := points[k]; !ok {
+			order = append(order, k)
+			ranksOf[k] = map[bench.AUPoint]int{}
+		}
+		nodes := max(s.nodes, 1)
+		p := bench.AUPoint{PerNode: (s.ranks + nodes - 1) / nodes, Nodes: nodes, AUMin: bench.Median(s.au)}
+		points[k] = append(points[k], p)
+		ranksOf[k][p] = s.ranks
+	}
+	if !o.json && len(order) > 0 {
+		fmt.Fprintf(o.w, "\naccelerators kept at AU >= %.2f (%s, median AU of the least busy learner):\n", w.Threshold, w.Name)
+	}
+	for _, k := range order {
+		best, ok := bench.MaxAccelerators(points[k], w.Threshold)
+		line := bench.AUSearch{Type: bench.TypeAUSearch, Workload: w.Name, Threshold: w.Threshold, Mode: k.mode, Cache: k.cache,
+			Nodes: 1}
+		if ok {
+			line.MaxAcceleratorsPerNode, line.Nodes, line.Ranks, line.AUMin = best.PerNode, best.Nodes, ranksOf[k][best], best.AUMin
+		}
+		if o.json {
+			o.emit(line)
+			continue
+		}
+		fmt.Fprintf(o.w, "  %-24s %-4s %d per node", k.mode, k.cache, line.MaxAcceleratorsPerNode)
+		if ok {
+			fmt.Fprintf(o.w, " (%d ranks on %d nodes, AU %.3f)", line.Ranks, line.Nodes, line.AUMin)
+		}
+		fmt.Fprintln(o.w)
+	}
+}
+
+// median0 is the median, or 0 for nothing (JSON has no NaN).
+func median0(xs []float64) float64 { return nan0(bench.Median(xs)) }
+
+func nan0(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// benchProgress shows one line on a terminal: which measurement is running.
+// It stays silent when standard error is not a terminal (batch job logs).
+// A nil benchProgress does nothing.
+type benchProgress struct {
+	on          bool
+	total, done int
+	shown       bool
+}
+
+func newBenchProgress(total int) *benchProgress {
+	return &benchProgress{on: term.IsTerminal(int(os.Stderr.Fd())), total: total}
+}
+
+func (p *benchProgress) step(s benchStep) {
+	if p == nil {
+		return
+	}
+	p.done++
+	if p.on {
+		fmt.Fprintf(os.Stderr, "\r\x1b[K[%d/%d] %s", p.done, p.total, s)
+		p.shown = true
+	}
+}
+
+func (p *benchProgress) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(os.Stderr, "\r\x1b[K")
+		p.shown = false
+	}
+}

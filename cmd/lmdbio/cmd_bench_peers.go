@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/bench"
+)
+
+// benchPeerNames are the other loaders bench can run beside lmdbio's modes.
+var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "caffe"}
+
+// benchPeerScript is the script in the peers directory that runs peer p.
+func benchPeerScript(p string) string {
+	if p == "caffe" {
+		return "caffe_lmdb.py"
+	}
+	return "torch_lmdb.py"
+}
+
+// benchPeerPerRank reports whether a peer runs one process per rank (as
+// Caffe-MPI does), measured at every rank count, rather than one process.
+func benchPeerPerRank(p string) bool { return p == "caffe" }
+
+// peerRun is one peer process's report and what the kernel says it did.
+type peerRun struct {
+	Line      bench.PeerLine `json:"line"`
+	Wall      float64        `json:"wall_s"`     // interpreter start to exit
+	ReadBytes int64          `json:"read_bytes"` // fetched from storage, with its children
+	RSS       int64          `json:"rss_bytes"`  // largest of it and its children
+}
+
+// peerArgs is the command line of peer p, for rank of world when it runs per rank.
+func (r *benchRun) peerArgs(p string, rank, world int) []string {
+	args := []string{filepath.Join(r.cfg.peersDir, benchPeerScript(p))}
+	switch p {
+	case "caffe":
+		args = append(args, "--rank", strconv.Itoa(rank), "--world", strconv.Itoa(world))
+	case "torch-readahead", "torch-noreadahead":
+		ra := "on"
+		if p == "torch-noreadahead" {
+			ra = "off"
+		}
+		args = append(args, "--workers", strconv.Itoa(r.cfg.peerWorkers), "--readahead", ra)
+	}
+	return append(args, "--batch", strconv.Itoa(r.cfg.lopt.Batch), r.cfg.path)
+}
+
+// measurePeer runs a peer from the step's cache state: one process on rank 0,
+// or one process on each of the step's ranks at the same time.
+func (r *benchRun) measurePeer(s benchStep) {
+	r.setCache(s.cache)
+	var runs []peerRun
+	if benchPeerPerRank(s.peer) {
+		g := r.groups[s.ranks]
+		if g.topo == nil {
+			return
+		}
+		if err := g.topo.World.Barrier(); err != nil { // start together
+			r.job.fail(fmt.Errorf("bench: %w", err))
+		}
+		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, g.topo.Rank, s.ranks))
+		if err != nil {
+			r.job.fail(fmt.Errorf("peer %s, rank %d of %d: %w", s.peer, g.topo.Rank, s.ranks, err))
+		}
+		enc, _ := json.Marshal(run)
+		all, err := gatherStrings(g.topo.World, string(enc), 0)
+		if err != nil {
+			r.job.fail(fmt.Errorf("bench: %w", err))
+		}
+		for i, a := range all {
+			var pr peerRun
+			if err := json.Unmarshal([]byte(a), &pr); err != nil {
+				r.job.fail(fmt.Errorf("bench: rank %d's peer run: %w", i, err))
+			}
+			runs = append(runs, pr)
+		}
+	} else if r.job.topo.Rank == 0 {
+		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, 0, 1))
+		if err != nil {
+			r.job.fail(fmt.Errorf("peer %s: %w", s.peer, err))
+		}
+		runs = []peerRun{run}
+	}
+	if r.job.topo.Rank != 0 {
+		return
+	}
+	r.out.peer(r.peerLine(s, runs))
+}
+
+// peerLine adds up the processes of one peer measurement.
+func (r *benchRun) peerLine(s benchStep, runs []peerRun) bench.Peer {
+	lines := make([]bench.PeerLine, len(runs))
+	p := bench.Peer{Type: bench.TypePeer, Round: s.round, Peer: s.peer, Ranks: s.ranks, Cache: s.cache, Processes: len(runs)}
+	for i, run := range runs {
+		lines[i] = run.Line
+		p.ProcessSeconds = max(p.ProcessSeconds, run.Wall)
+		p.ReadBytes += run.ReadBytes
+		p.RSSMaxBytes = max(p.RSSMaxBytes, run.RSS)
+	}
+	if !benchPeerPerRank(s.peer) {
+		p.Workers = r.cfg.peerWorkers
+		p.Ranks = max(r.cfg.peerWorkers, 1) // the processes that read
+	}
+	t := bench.SumPeers(lines)
+	p.Samples, p.Bytes, p.Seconds = t.Records, t.Bytes, t.Seconds
+	p.SamplesPerS = bench.Rate(float64(t.Records), t.Seconds)
+	p.MBPerS = bench.Rate(float64(t.Bytes), t.Seconds) / 1e6
+	p.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, p.MBPerS)
+	p.FractionOfBestLimit = r.fractionOfBestLimit(s.round, s.cache, p.MBPerS)
+	p.FirstBatchMax, p.StartupMax, p.IndexMax, p.TotalMax = t.FirstBatch, t.Startup, t.Index, t.Total
+	p.Digest = bench.FormatDigest(t.Digest)
+	r.check(bench.Delivery{Name: fmt.Sprintf("peer %s on %d ranks (round %d, %s)", s.peer, s.ranks, s.round, s.cache),
+		Epochs: 1, Records: t.Records, Bytes: t.Bytes, Digest: t.Digest, HasDigest: true})
+	return p
+}
+
+// runPeerProcess runs one peer process to its end. Its standard error goes
+// to ours; its standard output holds the result line.
+func runPeerProcess(python string, args []string) (peerRun, error) {
+	var out bytes.Buffer
+	cmd := exec.Command(python, args...)
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	cmd.Env = peerEnv(os.Environ())
+	start := time.Now()
+	err := cmd.Run()
+	run := peerRun{Wall: time.Since(start).Seconds()}
+	if err != nil {
+		return run, fmt.Errorf("%s %s: %w", python, strings.Join(args, " "), err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		run.ReadBytes = ru.Inblock * 512 // blocks of 512 bytes, the unit of read_bytes/512
+		run.RSS = ru.Maxrss * 1024       // kilobytes
+	}
+	if run.Line, err = bench.ParsePeerLine(out.Bytes()); err != nil {
+		return run, fmt.Errorf("%s %s: %w", python, strings.Join(args, " "), err)
+	}
+	return run, nil
+}
+
+// peerEnv is our environment without what would make a peer that happens
+// to load an MPI library believe it is one of our ranks: peers are told
+// their rank and world on the command line.
+func peerEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "OMPI_"), strings.HasPrefix(name, "PMIX_"), strings.HasPrefix(name, "PMI_"),
+			strings.HasPrefix(name, "HYDI_"), strings.HasPrefix(name, "MPIR_"):
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

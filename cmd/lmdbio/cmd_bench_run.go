@@ -1,0 +1,271 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/reader"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+)
+
+// benchGroup is the first n ranks of the job as a job of their own.
+type benchGroup struct {
+	n    int
+	comm *mpi.Comm          // nil on ranks outside the group
+	topo *topology.Topology // Discover over comm; nil outside
+}
+
+// benchRun is one rank's state during lmdbio bench.
+type benchRun struct {
+	cfg      benchConfig
+	job      *mpiJob
+	dataPath string // the data file, for the sequential limit (rank 0)
+	ranks    []int
+	groups   map[int]*benchGroup
+	canDrop  bool // every node can drop its page cache
+	noDirect bool // the file system refused O_DIRECT for the limit
+
+	// rank 0 only
+	out      *benchOutput
+	progress *benchProgress
+	limits   map[benchLimitKey]float64 // sequential MB/s per round, cache and O_DIRECT
+	agree    bench.Agreement
+	mismatch error
+}
+
+type benchLimitKey struct {
+	round  int
+	cache  string
+	direct bool
+}
+
+func runBench(cfg benchConfig) error {
+	job, err := startJob()
+	if err != nil {
+		return err
+	}
+	r := &benchRun{cfg: cfg, job: job, groups: map[int]*benchGroup{}, limits: map[benchLimitKey]float64{}}
+	world := job.topo.World
+	if r.ranks, err = benchRanks(cfg, world.Size()); err != nil { // the same on every rank
+		return job.finish(err)
+	}
+	if world.Rank() == 0 {
+		for _, w := range cfg.warnings {
+			fmt.Fprintln(os.Stderr, "lmdbio bench: "+w)
+		}
+		err = r.prepareDataset()
+	}
+	if err = job.agree(err); err != nil {
+		return job.finish(err)
+	}
+	if err := r.checkCold(); err != nil {
+		return job.finish(err)
+	}
+	err = r.makeGroups()
+	if err = job.agree(err); err != nil {
+		r.freeGroups()
+		return job.finish(err)
+	}
+	steps := benchSchedule(r.cfg, r.ranks)
+	if world.Rank() == 0 {
+		r.out = newBenchOutput(os.Stdout, r.cfg)
+		r.progress = newBenchProgress(len(steps))
+		r.out.progress = r.progress
+	}
+	for _, s := range steps {
+		r.progress.step(s)
+		r.runStep(s)
+	}
+	if world.Rank() == 0 {
+		r.progress.clear()
+		r.out.finish(r.ranks)
+		err = r.mismatch
+	}
+	r.freeGroups()
+	return job.finish(withCode(exitFailure, err))
+}
+
+// prepareDataset finds the data file and makes sure the index exists, so
+// that building it is not timed as part of the first measurement (rank 0).
+func (r *benchRun) prepareDataset() error {
+	dataPath, err := lmdbfmt.DataPath(r.cfg.path)
+	if err != nil {
+		return withPath(r.cfg.path, err)
+	}
+	r.dataPath = dataPath
+	for _, m := range r.cfg.modes {
+		if m.mode.PROV {
+			if _, _, err := index.Load(r.cfg.path, r.cfg.lopt.Index); err != nil {
+				return withPath(r.cfg.path, err)
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// checkCold finds out whether every node's leader can drop the page cache.
+// If one cannot, cold measurements would not be cold: they are made and
+// reported as warm, with one warning. Collective.
+func (r *benchRun) checkCold() error {
+	can := int64(1)
+	if r.job.topo.Leader() && !bench.CanDropCaches() {
+		can = 0
+	}
+	all := make([]int64, 1)
+	if err := r.job.topo.World.AllreduceInt64([]int64{can}, all, mpi.Min); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	r.canDrop = all[0] == 1
+	if r.canDrop {
+		return nil
+	}
+	var caches []string
+	warned := false
+	for _, c := range r.cfg.caches {
+		if c == "cold" {
+			if r.job.topo.Rank == 0 && !warned {
+				fmt.Fprintln(os.Stderr, "lmdbio bench: cannot drop the page cache (needs root and a writable /proc/sys/vm/drop_caches): cold measurements are made and reported as warm")
+				warned = true
+			}
+			c = "warm"
+		}
+		if len(caches) == 0 || caches[len(caches)-1] != c {
+			caches = append(caches, c)
+		}
+	}
+	if len(caches) == 2 && caches[0] == caches[1] {
+		caches = caches[:1]
+	}
+	r.cfg.caches = caches
+	return nil
+}
+
+// makeGroups splits off the first n ranks for every rank count measured and
+// discovers their topology. Collective; errors are this rank's only.
+func (r *benchRun) makeGroups() error {
+	world := r.job.topo.World
+	var firstErr error
+	for _, n := range r.ranks {
+		color := mpi.Undefined
+		if world.Rank() < n {
+			color = 0
+		}
+		comm, err := world.Split(color, world.Rank())
+		if err != nil {
+			return fmt.Errorf("bench: the first %d ranks: %w", n, err)
+		}
+		g := &benchGroup{n: n, comm: comm}
+		r.groups[n] = g
+		if comm == nil {
+			continue
+		}
+		if g.topo, err = topology.Discover(comm); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("bench: the first %d ranks: %w", n, err)
+		}
+	}
+	return firstErr
+}
+
+func (r *benchRun) freeGroups() {
+	for _, g := range r.groups {
+		if g.topo != nil {
+			g.topo.Free()
+		}
+		if g.comm != nil {
+			_ = g.comm.Free()
+		}
+	}
+	r.groups = nil
+}
+
+// runStep performs one step on this rank. A failure ends the whole job
+// (ranks outside the step cannot be asked to agree on it).
+func (r *benchRun) runStep(s benchStep) {
+	switch s.kind {
+	case stepLimit:
+		r.measureLimit(s)
+	case stepMode:
+		r.measureMode(s)
+	case stepPeer:
+		r.measurePeer(s)
+	}
+}
+
+// setCache starts a measurement: all ranks meet, every node's leader drops
+// its page cache for a cold one, and all meet again, so nothing of the
+// previous measurement is still running and no node starts early.
+func (r *benchRun) setCache(cache string) {
+	t := r.job.topo
+	if err := t.World.Barrier(); err != nil {
+		r.job.fail(fmt.Errorf("bench: %w", err))
+	}
+	if cache == "cold" && r.canDrop && t.Leader() {
+		if err := bench.DropCaches(); err != nil {
+			r.job.fail(err)
+		}
+	}
+	if err := t.World.Barrier(); err != nil {
+		r.job.fail(fmt.Errorf("bench: %w", err))
+	}
+}
+
+// measureLimit reads the data file sequentially on rank 0, buffered and with
+// O_DIRECT, each from the cache state of the step. For the warm state an
+// untimed read first brings the file into the page cache.
+func (r *benchRun) measureLimit(s benchStep) {
+	rank0 := r.job.topo.Rank == 0
+	for _, direct := range []bool{false, true} {
+		r.setCache(s.cache)
+		if !rank0 || (direct && r.noDirect) {
+			continue
+		}
+		if s.cache == "warm" && !direct {
+			if _, err := bench.SequentialRead(r.dataPath, false, bench.LimitBuffer); err != nil {
+				r.job.fail(withPath(r.cfg.path, err))
+			}
+		}
+		got, err := bench.SequentialRead(r.dataPath, direct, bench.LimitBuffer)
+		if direct && errors.Is(err, reader.ErrDirectUnsupported) {
+			r.noDirect = true
+			r.progress.clear()
+			fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit: %v\n", r.cfg.path, err)
+			continue
+		}
+		if err != nil {
+			r.job.fail(withPath(r.cfg.path, err))
+		}
+		r.limits[benchLimitKey{s.round, s.cache, direct}] = got.MBPerS()
+		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Direct: direct,
+			Bytes: got.Bytes, Seconds: got.Seconds, MBPerS: got.MBPerS()})
+	}
+}
+
+// fractionOfLimit is mb/s over the round's buffered sequential read in the
+// same cache state; 0 when there is none.
+func (r *benchRun) fractionOfLimit(round int, cache string, mbps float64) float64 {
+	return nan0(bench.Quotient(mbps, r.limits[benchLimitKey{round, cache, false}]))
+}
+
+// fractionOfBestLimit is mb/s over the faster of the round's two sequential
+// reads (buffered or O_DIRECT) in the same cache state. Where one stream of
+// buffered reads cannot keep the device busy (a small readahead window),
+// O_DIRECT's large requests show more of what storage can do.
+func (r *benchRun) fractionOfBestLimit(round int, cache string, mbps float64) float64 {
+	best := max(r.limits[benchLimitKey{round, cache, false}], r.limits[benchLimitKey{round, cache, true}])
+	return nan0(bench.Quotient(mbps, best))
+}
+
+// check records what a contender delivered and remembers the first
+// disagreement; the run goes on so every line is printed, and fails at the
+// end with it.
+func (r *benchRun) check(d bench.Delivery) {
+	if err := r.agree.Check(d); err != nil && r.mismatch == nil {
+		r.mismatch = withPath(r.cfg.path, err)
+	}
+}

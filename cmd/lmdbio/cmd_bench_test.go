@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/bench"
+)
+
+func TestParseBenchModes(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    string // names, comma-separated
+		wantErr bool
+	}{
+		{in: benchModesDefault, want: "lmdb,lmm,lmm+dio,lmm+dio+prov,lmm+dio+prov+coal,default"},
+		{in: "default,lmm+dio+prov+coal+stag,lmdb", want: "default,lmdb"}, // the full stack once
+		{in: " lmm , lmm ", want: "lmm"},
+		{in: "lmm,fast", wantErr: true},
+		{in: ",", wantErr: true},
+	}
+	for _, c := range cases {
+		got, err := parseBenchModes(c.in)
+		if (err != nil) != c.wantErr {
+			t.Fatalf("parseBenchModes(%q) err = %v", c.in, err)
+		}
+		if c.wantErr {
+			if exitCode(err) != exitUsage {
+				t.Errorf("parseBenchModes(%q): exit %d, want %d", c.in, exitCode(err), exitUsage)
+			}
+			continue
+		}
+		var names []string
+		for _, m := range got {
+			names = append(names, m.name)
+		}
+		if strings.Join(names, ",") != c.want {
+			t.Errorf("parseBenchModes(%q) = %v, want %s", c.in, names, c.want)
+		}
+	}
+}
+
+func TestParseRankList(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{in: "1,2,4", want: []int{1, 2, 4}},
+		{in: "4,1,4", want: []int{4, 1}},
+		{in: "0", wantErr: true},
+		{in: "two", wantErr: true},
+		{in: "", wantErr: true},
+	}
+	for _, c := range cases {
+		got, err := parseRankList(c.in)
+		if (err != nil) != c.wantErr || (!c.wantErr && !reflect.DeepEqual(got, c.want)) {
+			t.Errorf("parseRankList(%q) = %v, %v; want %v (error %v)", c.in, got, err, c.want, c.wantErr)
+		}
+	}
+}
+
+func TestBenchRanks(t *testing.T) {
+	cases := []struct {
+		name    string
+		cfg     benchConfig
+		world   int
+		want    []int
+		wantErr bool
+	}{
+		{name: "default: the job", world: 4, want: []int{4}},
+		{name: "asked", cfg: benchConfig{ranks: []int{1, 2}}, world: 4, want: []int{1, 2}},
+		{name: "more than the job", cfg: benchConfig{ranks: []int{8}}, world: 4, wantErr: true},
+		{name: "workload searches", cfg: benchConfig{workload: bench.Workloads["resnet50"]}, world: 3, want: []int{1, 2, 3}},
+	}
+	for _, c := range cases {
+		got, err := benchRanks(c.cfg, c.world)
+		if (err != nil) != c.wantErr || (!c.wantErr && !reflect.DeepEqual(got, c.want)) {
+			t.Errorf("%s: got %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+}
+
+// TestBenchSchedule: every contender once per round and cache state, the
+// limit first, the order rotating between rounds.
+func TestBenchSchedule(t *testing.T) {
+	modes, err := parseBenchModes("lmdb,default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := benchConfig{modes: modes, caches: []string{"cold", "warm"}, rounds: 2, peers: []string{"caffe", "torch-readahead"}}
+	steps := benchSchedule(cfg, []int{1, 2})
+	var got []string
+	for _, s := range steps {
+		var what string
+		switch s.kind {
+		case stepLimit:
+			what = "limit"
+		case stepMode:
+			what = fmt.Sprintf("%s@%d", s.mode.name, s.ranks)
+		case stepPeer:
+			what = fmt.Sprintf("%s@%d", s.peer, s.ranks)
+		}
+		got = append(got, fmt.Sprintf("%d%s:%s", s.round, s.cache[:1], what))
+	}
+	round1 := "limit lmdb@1 default@1 caffe@1 lmdb@2 default@2 caffe@2 torch-readahead@1"
+	round2 := "limit default@1 caffe@1 lmdb@2 default@2 caffe@2 torch-readahead@1 lmdb@1"
+	var want []string
+	for _, r := range []struct {
+		round int
+		order string
+	}{{1, round1}, {2, round2}} {
+		for _, c := range []string{"c", "w"} {
+			for _, w := range strings.Fields(r.order) {
+				want = append(want, fmt.Sprintf("%d%s:%s", r.round, c, w))
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("schedule\n got %v\nwant %v", got, want)
+	}
+}

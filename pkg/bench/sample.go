@@ -1,0 +1,71 @@
+package bench
+
+import "slices"
+
+// RankSample is what one rank measured in one measurement. It travels from
+// every rank to rank 0 as JSON.
+type RankSample struct {
+	Rank   int  `json:"rank"`
+	Leader bool `json:"leader"` // reads for its node (the arena is counted once per node)
+
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`  // value bytes delivered to this learner
+	Digest  uint64 `json:"digest"` // consumer sha256 only
+
+	FirstBatch float64 `json:"first_batch_s"` // from before Open to the first batch in hand
+	Stall      float64 `json:"stall_s"`       // time spent inside Next
+	Compute    float64 `json:"compute_s"`     // emulated accelerator time: batches × the workload's compute time
+	Wall       float64 `json:"wall_s"`        // from before Open to after Close
+
+	ReadBytes int64 `json:"read_bytes"`   // /proc/self/io read_bytes delta
+	ReadCalls int64 `json:"read_calls"`   // /proc/self/io syscr delta
+	LoaderIO  int64 `json:"loader_reads"` // pread calls of this rank's node reader (0 unless it reads for its node with DIO)
+	RSS       int64 `json:"rss_bytes"`    // peak RSS during the measurement
+	Shm       int64 `json:"shm_bytes"`    // the node's arena, as this rank maps it
+}
+
+// Summarize turns the samples of one measurement (one per rank) into the
+// measured fields of a result line; the caller fills in what was measured
+// (round, mode, ranks...). Throughput is what all learners received over the
+// slowest learner's wall time: the job is as fast as its last learner. AU is
+// filled only when withAU is set.
+func Summarize(samples []RankSample, withAU bool) Result {
+	r := Result{Type: TypeResult}
+	if len(samples) == 0 {
+		return r
+	}
+	firsts := make([]float64, 0, len(samples))
+	aus := make([]float64, 0, len(samples))
+	var stallSum float64
+	for _, s := range samples {
+		r.Samples += s.Records
+		r.Bytes += s.Bytes
+		r.digest += s.Digest
+		r.Seconds = max(r.Seconds, s.Wall)
+		firsts = append(firsts, s.FirstBatch)
+		r.StallS = max(r.StallS, s.Stall)
+		stallSum += s.Stall
+		r.ReadBytes += s.ReadBytes
+		r.ReadCalls += s.ReadCalls
+		r.LoaderReads += s.LoaderIO
+		r.RSSMaxBytes = max(r.RSSMaxBytes, s.RSS)
+		if s.Leader {
+			r.ShmBytes += s.Shm
+		}
+		aus = append(aus, AU(s.Compute, s.Wall))
+	}
+	r.SamplesPerS = Rate(float64(r.Samples), r.Seconds)
+	r.MBPerS = Rate(float64(r.Bytes), r.Seconds) / 1e6
+	fb := SpreadOf(firsts)
+	r.FirstBatchMin, r.FirstBatchMedian, r.FirstBatchMax = fb.Min, fb.Median, fb.Max
+	r.StallMean = stallSum / float64(len(samples))
+	if withAU {
+		r.AUMin = slices.Min(aus)
+		var sum float64
+		for _, a := range aus {
+			sum += a
+		}
+		r.AUMean = sum / float64(len(aus))
+	}
+	return r
+}

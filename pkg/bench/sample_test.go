@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	samples := []RankSample{
+		{Rank: 0, Leader: true, Records: 100, Bytes: 4_000_000, Digest: 1 << 63, FirstBatch: 0.5, Stall: 1.0,
+			Compute: 3, Wall: 4, ReadBytes: 8_000_000, ReadCalls: 10, LoaderIO: 4, RSS: 300, Shm: 1000},
+		{Rank: 1, Records: 100, Bytes: 4_000_000, Digest: 1<<63 + 5, FirstBatch: 0.3, Stall: 0.5,
+			Compute: 3, Wall: 3.5, ReadCalls: 2, RSS: 500, Shm: 1000},
+		{Rank: 2, Leader: true, Records: 50, Bytes: 2_000_000, Digest: 7, FirstBatch: 0.1, Stall: 0.0,
+			Compute: 1.5, Wall: 2, ReadBytes: 2, RSS: 100, Shm: 64},
+	}
+	r := Summarize(samples, true)
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"samples", float64(r.Samples), 250},
+		{"bytes", float64(r.Bytes), 10_000_000},
+		{"seconds (slowest learner)", r.Seconds, 4},
+		{"samples/s", r.SamplesPerS, 62.5},
+		{"MB/s", r.MBPerS, 2.5},
+		{"first batch min", r.FirstBatchMin, 0.1},
+		{"first batch median", r.FirstBatchMedian, 0.3},
+		{"first batch max", r.FirstBatchMax, 0.5},
+		{"stall max", r.StallS, 1.0},
+		{"stall mean", r.StallMean, 0.5},
+		{"read bytes", float64(r.ReadBytes), 8_000_002},
+		{"read calls", float64(r.ReadCalls), 12},
+		{"loader reads", float64(r.LoaderReads), 4},
+		{"rss max", float64(r.RSSMaxBytes), 500},
+		{"shm, one arena per node", float64(r.ShmBytes), 1064},
+		{"au min", r.AUMin, 0.75},
+		{"au mean", r.AUMean, (0.75 + 3/3.5 + 0.75) / 3},
+	}
+	for _, c := range checks {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if got := r.DigestSum(); got != 12 { // 2^63 + 2^63 + 5 + 7 wraps modulo 2^64
+		t.Errorf("digest = %d, want 12", got)
+	}
+	if r.Type != TypeResult {
+		t.Errorf("type = %q", r.Type)
+	}
+
+	if noAU := Summarize(samples, false); noAU.AUMin != 0 || noAU.AUMean != 0 {
+		t.Errorf("AU without a workload: %v %v", noAU.AUMin, noAU.AUMean)
+	}
+	if empty := Summarize(nil, true); empty.Samples != 0 || empty.MBPerS != 0 {
+		t.Errorf("Summarize(nil) = %+v", empty)
+	}
+}

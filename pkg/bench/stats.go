@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"math"
+	"slices"
+)
+
+// Median returns the median of xs (the mean of the middle two for an even
+// count), or NaN for none. xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Spread summarises repeated measurements of one thing: how far they range
+// and how far that is relative to the median.
+type Spread struct {
+	N                int
+	Median, Min, Max float64
+}
+
+// SpreadOf summarises xs; the zero Spread (N 0, NaN median) for none.
+func SpreadOf(xs []float64) Spread {
+	if len(xs) == 0 {
+		return Spread{Median: math.NaN(), Min: math.NaN(), Max: math.NaN()}
+	}
+	return Spread{N: len(xs), Median: Median(xs), Min: slices.Min(xs), Max: slices.Max(xs)}
+}
+
+// Relative is (max - min) / median: 0.1 means the runs ranged over 10% of
+// their median. NaN when the median is 0 or unknown.
+func (s Spread) Relative() float64 {
+	if s.N == 0 || s.Median == 0 {
+		return math.NaN()
+	}
+	return (s.Max - s.Min) / s.Median
+}
+
+// Rate is amount / seconds, or 0 when no time passed (nothing to divide by
+// is reported as nothing delivered rather than infinity, which JSON cannot
+// carry).
+func Rate(amount, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return amount / seconds
+}
+
+// Quotient is a / b, or NaN when b is 0.
+func Quotient(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}

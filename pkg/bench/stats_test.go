@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	cases := []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{1.75, 3.1, 2.2}, 2.2},
+		{[]float64{5, 5, 1, 5}, 5},
+	}
+	for _, c := range cases {
+		in := append([]float64(nil), c.in...)
+		if got := Median(in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+		for i := range in {
+			if in[i] != c.in[i] {
+				t.Fatalf("Median reordered its input: %v", in)
+			}
+		}
+	}
+	if !math.IsNaN(Median(nil)) {
+		t.Error("Median(nil) is not NaN")
+	}
+}
+
+func TestSpread(t *testing.T) {
+	cases := []struct {
+		in       []float64
+		want     Spread
+		relative float64
+	}{
+		{[]float64{1000, 800, 1200}, Spread{N: 3, Median: 1000, Min: 800, Max: 1200}, 0.4},
+		{[]float64{7}, Spread{N: 1, Median: 7, Min: 7, Max: 7}, 0},
+		{[]float64{0, 0}, Spread{N: 2}, math.NaN()},
+	}
+	for _, c := range cases {
+		got := SpreadOf(c.in)
+		if got != c.want {
+			t.Errorf("SpreadOf(%v) = %+v, want %+v", c.in, got, c.want)
+		}
+		rel := got.Relative()
+		if math.IsNaN(c.relative) != math.IsNaN(rel) || (!math.IsNaN(rel) && math.Abs(rel-c.relative) > 1e-12) {
+			t.Errorf("Relative(%v) = %v, want %v", c.in, rel, c.relative)
+		}
+	}
+	if s := SpreadOf(nil); s.N != 0 || !math.IsNaN(s.Median) || !math.IsNaN(s.Relative()) {
+		t.Errorf("SpreadOf(nil) = %+v", s)
+	}
+}
+
+func TestRateAndQuotient(t *testing.T) {
+	if got := Rate(10, 4); got != 2.5 {
+		t.Errorf("Rate(10, 4) = %v", got)
+	}
+	if got := Rate(10, 0); got != 0 {
+		t.Errorf("Rate(10, 0) = %v, want 0", got)
+	}
+	if got := Quotient(3, 2); got != 1.5 {
+		t.Errorf("Quotient(3, 2) = %v", got)
+	}
+	if !math.IsNaN(Quotient(1, 0)) {
+		t.Error("Quotient(1, 0) is not NaN")
+	}
+}

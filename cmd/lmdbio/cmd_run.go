@@ -38,8 +38,9 @@ they emulate nodes on this host: every K consecutive ranks form one virtual node
 (LMDBIO_RANKS_PER_NODE=K), which is how multi-node behaviour is tried on one
 machine.
 
-Signals are forwarded to the job; the exit status is the job's, 128+N when it
-was ended by signal N.`,
+Signals are forwarded to the launcher, which passes them on to the ranks; the
+exit status is the launcher's (non-zero when any rank failed), or 128+N when
+the launcher itself was ended by signal N.`,
 		Example: `  lmdbio run -n 4 -- lmdbio topology
   lmdbio run -n 8 -N 2 -- lmdbio digest /data/imagenet-lmdb
   lmdbio run --dry-run -n 4 -- ./train`,
@@ -89,6 +90,13 @@ func (o runOptions) validate(cmd *cobra.Command, args []string) error {
 	}
 	if len(args) == 0 {
 		return usagef("run: no command given (lmdbio run -n N -- CMD ARGS...)")
+	}
+	// Checked here, not in every rank, so a bad value is said once and
+	// no job starts. -N and --ranks-per-node replace it.
+	if o.nodes == 0 && o.perNode == 0 {
+		if _, err := topology.RanksPerNode(os.Getenv); err != nil {
+			return usageError(err)
+		}
 	}
 	return nil
 }

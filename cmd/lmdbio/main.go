@@ -42,6 +42,7 @@ memory.` + exitStatusHelp,
 		newDigestCommand(),
 		newInfoCommand(),
 		newIndexCommand(),
+		newBenchCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp

@@ -33,17 +33,27 @@ func startJob() (*mpiJob, error) {
 	}
 	topo, err := topology.Discover(world)
 	if err != nil {
+		err = usageError(err)
+	}
+	// A bad setting (LMDBIO_RANKS_PER_NODE) fails on every rank alike: say
+	// it once.
+	if err = agreeOn(world, err); err != nil {
+		if topo != nil {
+			topo.Free()
+		}
 		_ = mpi.Finalize()
-		return nil, usageError(err)
+		return nil, err
 	}
 	return &mpiJob{topo: topo, flavor: flavor}, nil
 }
 
 // agree makes every rank learn whether any rank failed. The lowest failing
-// rank returns its own error; the others return a quiet error with the same
-// exit status, so the user sees one line. It is collective.
-func (j *mpiJob) agree(err error) error {
-	world := j.topo.World
+// rank reports its error; every failing rank returns a quiet error with the
+// agreed exit status, so the user sees one line. It is collective.
+func (j *mpiJob) agree(err error) error { return agreeOn(j.topo.World, err) }
+
+// agreeOn is agree on any communicator that every rank of the job calls it on.
+func agreeOn(world *mpi.Comm, err error) error {
 	code := int64(exitCode(err))
 	first := int64(world.Size())
 	if code != exitOK {
@@ -58,10 +68,15 @@ func (j *mpiJob) agree(err error) error {
 	case out[0] == exitOK:
 		return nil
 	case int64(world.Rank()) == -out[1]:
-		return err
+		report(err)
+		err = quiet(int(out[0]))
 	default:
-		return quiet(int(out[0]))
+		err = quiet(int(out[0]))
 	}
+	// The launcher ends the job when the first rank exits non-zero, so no
+	// rank may exit before the reporting one has written its line.
+	_ = world.Barrier()
+	return err
 }
 
 // fail ends the whole job at once from one rank, for failures that other

@@ -9,8 +9,11 @@ import (
 // against lmdb.h at compile time; they live here so the package builds
 // without cgo.
 const (
-	codeNotFound = -30798
-	codeMapFull  = -30792
+	codeNotFound     = -30798
+	codePageNotFound = -30797
+	codeCorrupted    = -30796
+	codeInvalid      = -30793
+	codeMapFull      = -30792
 )
 
 // Error is a failed liblmdb call.
@@ -55,6 +58,16 @@ var (
 	// ErrNoCgo is returned by Open in builds without cgo.
 	ErrNoCgo = errors.New("lmdb: built without cgo; liblmdb is not available")
 )
+
+// IsCorrupt reports whether err is liblmdb finding the database damaged or
+// not an LMDB file at all (MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_INVALID).
+func IsCorrupt(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code == codeCorrupted || e.Code == codePageNotFound || e.Code == codeInvalid
+}
 
 // IsMapFull reports whether err is, or wraps, MDB_MAP_FULL.
 func IsMapFull(err error) bool { return errors.Is(err, ErrMapFull) }

@@ -72,6 +72,9 @@ func TestErrorIs(t *testing.T) {
 	if !errors.Is(nf, ErrNotFound) || errors.Is(nf, ErrMapFull) {
 		t.Error("MDB_NOTFOUND error does not match ErrNotFound alone")
 	}
+	if !IsCorrupt(&Error{Op: "mdb_cursor_get", Code: codeCorrupted}) || !IsCorrupt(&Error{Code: codePageNotFound}) || IsCorrupt(nf) {
+		t.Error("IsCorrupt misclassifies")
+	}
 	if !IsMapFull(&Error{Op: "mdb_put", Code: codeMapFull}) || IsMapFull(nf) {
 		t.Error("IsMapFull wrong")
 	}

@@ -16,6 +16,12 @@ const (
 	_ = uint(C.MDB_NOTFOUND - codeNotFound)
 	_ = uint(codeMapFull - C.MDB_MAP_FULL)
 	_ = uint(C.MDB_MAP_FULL - codeMapFull)
+	_ = uint(codePageNotFound - C.MDB_PAGE_NOTFOUND)
+	_ = uint(C.MDB_PAGE_NOTFOUND - codePageNotFound)
+	_ = uint(codeCorrupted - C.MDB_CORRUPTED)
+	_ = uint(C.MDB_CORRUPTED - codeCorrupted)
+	_ = uint(codeInvalid - C.MDB_INVALID)
+	_ = uint(C.MDB_INVALID - codeInvalid)
 
 	_ = NoSubdir - C.MDB_NOSUBDIR + (C.MDB_NOSUBDIR - NoSubdir)
 	_ = NoSync - C.MDB_NOSYNC + (C.MDB_NOSYNC - NoSync)

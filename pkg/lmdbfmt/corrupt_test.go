@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 )
 
 // Offsets of meta fields within a meta page (page header + MDB_meta).
@@ -119,6 +122,40 @@ func TestMetaFallback(t *testing.T) {
 		if uint64(len(recs)) != g.Meta().Entries {
 			t.Fatalf("%s: %d records, meta says %d", name, len(recs), g.Meta().Entries)
 		}
+	}
+}
+
+// TestTruncatedNoFallback cuts the end off a database written over many
+// transactions: the older snapshot must not be read in its place.
+func TestTruncatedNoFallback(t *testing.T) {
+	fx := getFixture(t, "mixed")
+	for _, cut := range []int{100, 4096, len(fx.img) / 2} {
+		img := fx.img[:len(fx.img)-cut]
+		_, _, _, err := walkImage(img, Options{})
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("cut %d bytes: err = %v, want a truncated ErrCorrupt", cut, err)
+		}
+	}
+}
+
+// TestOverflowReuse: liblmdb may keep a bigger overflow run when a value is
+// rewritten smaller in the same transaction; the meta then counts more
+// overflow pages than the values need, which is not corruption.
+func TestOverflowReuse(t *testing.T) {
+	lmdbtest.Require(t)
+	path := t.TempDir()
+	spec := lmdbtest.Spec{Txns: []lmdbtest.Txn{{Puts: []lmdbtest.KV{
+		{Key: []byte("k"), Value: bytes.Repeat([]byte{'x'}, 10000)},
+		{Key: []byte("k"), Value: bytes.Repeat([]byte{'y'}, 5000)},
+	}}}}
+	dataPath, _ := lmdbtest.Write(t, path, spec)
+	img, err := os.ReadFile(dataPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, _, err := walkImage(img, Options{VerifyOverflow: true})
+	if err != nil || len(recs) != 1 || recs[0].Length != 5000 {
+		t.Fatalf("walk = %d records, %v; want the one 5000-byte value", len(recs), err)
 	}
 }
 

@@ -76,8 +76,8 @@ func parseMeta(buf []byte, pgno uint64, psize int, size int64) (Meta, error) {
 	// (lastPg+1)*ps must fit in the file; dividing avoids overflow.
 	pages := uint64(size) / uint64(ps)
 	if m.lastPg < 1 || m.lastPg >= pages {
-		return Meta{}, corruptf(pgno, "last page %d outside the file (%d bytes holds %d pages of %d bytes; truncated?)",
-			m.lastPg, size, pages, ps)
+		return Meta{}, truncatedError{corruptf(pgno, "last page %d outside the file (%d bytes holds %d pages of %d bytes; truncated?)",
+			m.lastPg, size, pages, ps)}
 	}
 	db := m.main
 	if db.root == invalidPgno {
@@ -129,6 +129,13 @@ func pickMeta(r io.ReaderAt, size int64) (Meta, error) {
 	} else {
 		m1, err1 = probeMeta1(r, size)
 	}
+	// liblmdb never shrinks a data file, so a meta page that needs more
+	// pages than the file has means the file was cut short, and the older
+	// snapshot's pages may be gone too: never fall back then.
+	var cut truncatedError
+	if errors.As(err0, &cut) || errors.As(err1, &cut) {
+		return Meta{}, cut
+	}
 	switch {
 	case err0 == nil && err1 == nil:
 		if m1.TxnID > m0.TxnID {
@@ -151,6 +158,12 @@ func pickMeta(r io.ReaderAt, size int64) (Meta, error) {
 	}
 	return Meta{}, fmt.Errorf("lmdbfmt: no valid meta page: %s; %s: %w", reason(err0), reason(err1), ErrCorrupt)
 }
+
+// truncatedError marks a meta page that describes a longer file than the
+// one read.
+type truncatedError struct{ error }
+
+func (e truncatedError) Unwrap() error { return e.error }
 
 // reason is err's message without the package prefix and sentinel suffix,
 // for joining two errors into one line.

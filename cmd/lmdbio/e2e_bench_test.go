@@ -1,0 +1,138 @@
+package main
+
+// End-to-end test of lmdbio bench: a tiny benchmark under mpirun, checked for
+// the JSON lines it promises and for every contender agreeing on the data.
+// It asserts nothing about speed.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchBinary builds the lmdbio binary for a bench test, into the test's
+// own temporary directory: the file's tests need no TestMain, and nothing is
+// left behind.
+func benchBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lmdbio")
+	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gotool); err != nil {
+		gotool = "go"
+	}
+	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building lmdbio: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// benchEnv is the environment of the test without an enclosing job's MPI,
+// Slurm or lmdbio settings, plus what Open MPI needs as root in a container.
+func benchEnv(cacheDir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "SLURM_") || strings.HasPrefix(name, "PMIX_") || strings.HasPrefix(name, "PMI_") ||
+			strings.HasPrefix(name, "OMPI_") || strings.HasPrefix(name, "LMDBIO_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_btl_vader_single_copy_mechanism=none", "LMDBIO_CACHE_DIR="+cacheDir)
+}
+
+// benchExec runs a command to its end within a deadline and returns stdout.
+func benchExec(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, name, args...)
+	c.Env = env
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v (timed out: %v)\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err,
+			ctx.Err() != nil, out, stderr.String())
+	}
+	return string(out)
+}
+
+// benchFields are the fields every line of a type must carry (the contract
+// the report generator reads).
+var benchFields = map[string][]string{
+	"result": {"round", "mode", "ranks", "nodes", "cache", "consumer", "workload", "batch", "samples", "bytes",
+		"seconds", "samples_per_s", "mb_per_s", "fraction_of_limit", "first_batch_s_min", "first_batch_s_median",
+		"first_batch_s_max", "stall_s", "stall_s_mean", "read_bytes", "read_calls", "rss_max_bytes", "shm_bytes",
+		"digest", "au_min", "au_mean"},
+	"limit":   {"round", "cache", "direct", "bytes", "seconds", "mb_per_s"},
+	"summary": {"name", "ranks", "cache", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "rounds"},
+	"ratio":   {"name", "of", "to", "ranks", "cache", "ratio"},
+}
+
+func TestE2EBenchJSON(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun is not on PATH")
+	}
+	bin := benchBinary(t)
+	dir := t.TempDir()
+	env := benchEnv(filepath.Join(dir, "cache"))
+	db := filepath.Join(dir, "db")
+	benchExec(t, env, bin, "gen", "--records", "200", "--size", "20KiB,4KiB", "--datum", "--out", db)
+
+	var want struct {
+		Records int64  `json:"records"`
+		Bytes   int64  `json:"bytes"`
+		Digest  string `json:"digest"`
+	}
+	if err := json.Unmarshal([]byte(benchExec(t, env, mpirun, "-np", "1", bin, "digest", "--json", db)), &want); err != nil {
+		t.Fatalf("digest --json: %v", err)
+	}
+
+	out := benchExec(t, env, mpirun, "-np", "2", "--oversubscribe", bin, "bench", "--rounds", "1", "--ranks", "1,2",
+		"--cache", "warm", "--consumer", "sha256", "--batch", "16", "--json", db)
+	count := map[string]int{}
+	modes := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", line, err)
+		}
+		typ, _ := m["type"].(string)
+		count[typ]++
+		for _, f := range benchFields[typ] {
+			if _, ok := m[f]; !ok {
+				t.Errorf("%s line without %q: %s", typ, f, line)
+			}
+		}
+		if typ != "result" {
+			continue
+		}
+		modes[m["mode"].(string)] = true
+		if m["cache"] != "warm" || m["consumer"] != "sha256" || m["workload"] != "none" || m["batch"] != 16.0 {
+			t.Errorf("result line does not say what was measured: %s", line)
+		}
+		if m["samples"] != float64(want.Records) || m["bytes"] != float64(want.Bytes) || m["digest"] != want.Digest {
+			t.Errorf("result delivered %v records, %v bytes, digest %v; lmdbio digest says %d, %d, %s: %s",
+				m["samples"], m["bytes"], m["digest"], want.Records, want.Bytes, want.Digest, line)
+		}
+		if r := m["ranks"].(float64); r != 1 && r != 2 {
+			t.Errorf("result for %v ranks; asked for 1 and 2", r)
+		}
+	}
+	// Every default mode once per rank count; "default" stands for the full stack.
+	if len(modes) != 6 || !modes["lmdb"] || !modes["default"] || modes["lmm+dio+prov+coal+stag"] {
+		t.Errorf("modes measured: %v", modes)
+	}
+	if count["result"] != 12 || count["limit"] < 1 || count["summary"] < 12 || count["ratio"] < 1 {
+		t.Errorf("line counts %v; want 12 results, a limit, summaries and ratios", count)
+	}
+}

@@ -25,6 +25,7 @@ type message struct {
 // copies the data); a receive completes when a matching message arrives.
 type Request struct {
 	op   string
+	box  *mailbox // where a receive is posted; nil for a send
 	buf  []byte
 	tag  int
 	done chan struct{}
@@ -146,7 +147,7 @@ func (c *Comm) irecv(op string, buf []byte, source, tag int) (*Request, error) {
 	if err := checkRecvTag(op, tag); err != nil {
 		return nil, err
 	}
-	r := &Request{op: op, buf: buf, tag: tag, done: make(chan struct{})}
+	r := &Request{op: op, box: c.box, buf: buf, tag: tag, done: make(chan struct{})}
 	c.box.post(r)
 	return r, nil
 }
@@ -165,5 +166,23 @@ func (r *Request) Test() (bool, error) {
 		return true, r.err
 	default:
 		return false, nil
+	}
+}
+
+// Cancel withdraws a receive that has not completed; Wait then returns an
+// error. A completed request is left as it is.
+func (r *Request) Cancel() {
+	if r.box == nil {
+		return
+	}
+	r.box.mu.Lock()
+	defer r.box.mu.Unlock()
+	for i, p := range r.box.posted {
+		if p == r {
+			r.box.posted = slices.Delete(r.box.posted, i, i+1)
+			r.err = invalid(r.op, "cancelled")
+			close(r.done)
+			return
+		}
 	}
 }

@@ -169,6 +169,18 @@ func (r *Request) abandon() {
 	r.done = true
 }
 
+// Cancel withdraws a request that has not completed (MPI_Cancel, then
+// MPI_Wait) and releases its buffer; Wait then returns an error. It is for
+// a receive whose message will never come, e.g. when the program stops
+// early. A completed request is left as it is.
+func (r *Request) Cancel() {
+	if r.done {
+		return
+	}
+	r.abandon()
+	r.err = invalid(r.op, "cancelled")
+}
+
 // Wait blocks until the request completes (MPI_Waitall over its chunks),
 // releases the buffer and returns the Status of a receive (zero for a
 // send). Calling Wait again returns the same result.

@@ -233,3 +233,19 @@ func TestRequestTest(t *testing.T) {
 		t.Errorf("send Wait: %v", err)
 	}
 }
+
+// TestRequestCancel withdraws a receive no rank ever sends to.
+func TestRequestCancel(t *testing.T) {
+	w := World()
+	req, err := w.Irecv(make([]byte, 8), w.Rank(), 62)
+	if err != nil {
+		t.Fatalf("Irecv: %v", err)
+	}
+	req.Cancel()
+	if done, _ := req.Test(); !done {
+		t.Fatal("Test after Cancel: not done")
+	}
+	if _, err := req.Wait(); err == nil {
+		t.Fatal("Wait after Cancel: want an error")
+	}
+}

@@ -1,36 +1,59 @@
 #!/usr/bin/env bash
 # mpi-tests.sh runs the multi-rank tests: it builds each package's test binary
-# with `go test -c` and runs it under mpirun with 1, 2, 3 and 4 ranks, printing
-# one PASS/FAIL line per (package, ranks). Exit status is non-zero if any run
-# fails or hangs.
+# once with `go test -c` and runs it under mpirun for every line of the table
+# below, printing one PASS/FAIL line per (package, ranks, environment). Exit
+# status is non-zero if any run fails or hangs: a rank that exits non-zero
+# makes mpirun exit non-zero, a hang is ended by the timeout, and a "FAIL"
+# line in the output fails the run even if every rank exited 0.
 #
 #   scripts/mpi-tests.sh                  OpenMPI (the default build)
 #   MPITAGS=mpich scripts/mpi-tests.sh    MPICH (build tag mpich, mpiexec.mpich)
 #
-# Environment: MPITAGS (go build tags), MPI_TEST_RANKS (default "1 2 3 4"),
-# MPI_TEST_TIMEOUT (seconds per run, default 120), GO (default go).
+# Environment: MPITAGS (go build tags), MPI_TEST_RANKS (rank counts for every
+# line, instead of the table's), MPI_TEST_ONLY (run only the lines whose
+# package matches this regular expression), MPI_TEST_TIMEOUT (seconds per
+# run, default 120), GO (default go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Packages with multi-rank tests. Add a package here when its tests start
-# checking behaviour across ranks.
-packages=(
-	./mpi
+# The runs, one per line: PACKAGE|RANKS|ENVIRONMENT|TEST REGEX.
+#   RANKS        world sizes to run with, separated by spaces
+#   ENVIRONMENT  VAR=value words set for every rank ("" for none)
+#   TEST REGEX   -test.run for the binary ("" runs all of its tests)
+# Add a line when a package's tests start checking behaviour across ranks.
+# The loader lines cover every world size (1, 2, 4, 8) and every virtual
+# node size (1, 2, 4), among them 8 ranks as 2 nodes of 4 and as 4 nodes of
+# 2, and nodes of unequal size (5 ranks as 2+2+1), without running every
+# combination on a small machine.
+runs=(
+	"./mpi|1 2 3 4||"
+	"./pkg/topology|1 2 3 4||"
+	"./pkg/topology|2 3 4|LMDBIO_RANKS_PER_NODE=2|"
+	"./pkg/topology|3 4|LMDBIO_RANKS_PER_NODE=3|"
+	"./pkg/reader|1 2 3 4||^TestMPI"
+	"./pkg/loader|1 2 4 8||^TestMPI"
+	"./pkg/loader|2 4 8|LMDBIO_RANKS_PER_NODE=1|^TestMPI"
+	"./pkg/loader|4 8|LMDBIO_RANKS_PER_NODE=2|^TestMPI"
+	"./pkg/loader|8|LMDBIO_RANKS_PER_NODE=4|^TestMPI"
+	"./pkg/loader|5|LMDBIO_RANKS_PER_NODE=2|^TestMPI"
 )
 
 GO=${GO:-go}
 MPITAGS=${MPITAGS:-}
-ranks=${MPI_TEST_RANKS:-1 2 3 4}
+only=${MPI_TEST_ONLY:-}
 limit=${MPI_TEST_TIMEOUT:-120}
 
-# Launcher for the MPI the binaries are built against.
+# Launcher for the MPI the binaries are built against, and how it passes a
+# variable to every rank.
 case " ${MPITAGS//,/ } " in
 *" mpich "*)
 	# Hydra starts more ranks than cores without being asked.
 	launcher=(mpiexec.mpich)
+	pass_env() { printf -- '-genv\n%s\n%s\n' "${1%%=*}" "${1#*=}"; }
 	;;
 *)
 	launcher=(mpirun --oversubscribe)
+	pass_env() { printf -- '-x\n%s\n' "$1"; }
 	# OpenMPI refuses to run as root unless told it is on purpose (containers, CI).
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	# Many containers forbid the cross-memory attach (CMA, process_vm_readv)
@@ -44,28 +67,61 @@ esac
 bindir=$(mktemp -d)
 trap 'rm -rf "$bindir"' EXIT
 
-failed=0
-for pkg in "${packages[@]}"; do
+# build makes a package's test binary once and sets bin to its path; it
+# fails when the build fails.
+declare -A built=()
+build() {
+	local pkg=$1
 	bin="$bindir/$(echo "${pkg#./}" | tr / _).test"
-	if ! "$GO" test -c -tags "$MPITAGS" -o "$bin" "$pkg"; then
+	if [ -z "${built[$pkg]:-}" ]; then
+		"$GO" test -c -tags "$MPITAGS" -o "$bin" "$pkg" || return 1
+		built[$pkg]=1
+	fi
+}
+
+failed=0
+total_start=$SECONDS
+for line in "${runs[@]}"; do
+	IFS='|' read -r pkg ranks envs regex <<<"$line"
+	if [ -n "$only" ] && ! [[ $pkg =~ $only ]]; then
+		continue
+	fi
+	ranks=${MPI_TEST_RANKS:-$ranks}
+	if ! build "$pkg"; then
 		echo "FAIL $pkg: build"
 		failed=1
 		continue
 	fi
+	args=(-test.count=1)
+	[ -n "$regex" ] && args+=(-test.run "$regex")
+	envargs=()
+	for kv in $envs; do
+		while IFS= read -r word; do envargs+=("$word"); done < <(pass_env "$kv")
+	done
+	label=${envs:+ $envs}
 	for n in $ranks; do
 		log="$bindir/run.log"
 		start=$SECONDS
 		# The test binary runs in the package directory, as `go test` does.
-		if (cd "$pkg" && timeout -k 10 "$limit" "${launcher[@]}" -np "$n" "$bin" -test.count=1) >"$log" 2>&1; then
-			echo "PASS $pkg np=$n ($((SECONDS - start))s)"
+		# The variables are set for mpirun too, so that ranks it starts
+		# locally inherit them whatever the launcher forwards.
+		rc=0
+		# $envs is split on purpose: it holds VAR=value words for env.
+		# shellcheck disable=SC2086
+		(cd "$pkg" && env $envs timeout -k 10 "$limit" "${launcher[@]}" "${envargs[@]}" -np "$n" "$bin" "${args[@]}") >"$log" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ] && ! grep -q -e '^--- FAIL' -e '^FAIL' "$log"; then
+			echo "PASS $pkg np=$n$label ($((SECONDS - start))s)"
 		else
-			rc=$?
-			why="exit $rc"
-			[ "$rc" -eq 124 ] && why="timed out after ${limit}s"
-			echo "FAIL $pkg np=$n ($why); output:"
+			case $rc in
+			0) why="a test failed" ;;
+			124 | 137) why="timed out after ${limit}s" ;;
+			*) why="exit $rc, $((SECONDS - start))s" ;;
+			esac
+			echo "FAIL $pkg np=$n$label ($why); output:"
 			sed 's/^/    /' "$log"
 			failed=1
 		fi
 	done
 done
+echo "mpi-tests: $((SECONDS - total_start))s"
 exit "$failed"

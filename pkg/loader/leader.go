@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"os"
 	"sync"
@@ -22,15 +23,19 @@ const acceptTimeout = 60 * time.Second
 // leader is the node reader: it fetches the node's windows into the arena
 // and tells each learner where its batches are.
 type leader struct {
-	opt    Options
-	ds     *dataset
-	sched  schedule
-	seg    *shm.Segment
-	buf    []byte // the arena's bytes in this process
-	arena  *arena
-	server *ring.Server
-	fetch  fetcher
-	stag   *reader.Stagger
+	opt      Options
+	ds       *dataset
+	sched    schedule
+	seg      *shm.Segment
+	buf      []byte // the arena's bytes in this process
+	arena    *arena
+	server   *ring.Server
+	fetch    fetcher
+	stag     *reader.Stagger
+	stagComm *mpi.Comm // the node readers' communicator for stagger tokens
+	holds    *holdings
+
+	ctx context.Context // the producer's; ended by cancel
 
 	cancel  context.CancelFunc // stops the producer
 	failed  chan error         // the first learner failure, from watch
@@ -102,7 +107,7 @@ func (ld *leader) run(ctx context.Context) {
 	if err == nil || errors.Is(err, context.Canceled) && sendErr != nil {
 		err = sendErr
 	}
-	ld.err = firstError(ld.failed, err)
+	ld.err = ld.firstError(err)
 	if ld.err != nil && !ld.closing.Load() {
 		_ = ld.server.Fail(ld.err.Error())
 	}
@@ -169,7 +174,8 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window) error {
 	for w := range pending {
 		if w.endOfEpoch {
 			for local := 0; local < ld.sched.learners; local++ {
-				if err := ld.server.Send(local, ring.EndOfEpoch{Epoch: uint32(w.epoch)}); err != nil {
+				err := ld.server.Send(local, ring.EndOfEpoch{Epoch: uint32(w.epoch)})
+				if err != nil && !errors.Is(err, ring.ErrPeerClosed) {
 					return err
 				}
 			}
@@ -181,8 +187,7 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window) error {
 					return err
 				}
 			}
-			m := ring.Batch{ID: w.ids[i], Epoch: uint32(w.epoch), Items: w.items[i]}
-			if err := ld.server.Send(b.local, m); err != nil {
+			if err := ld.sendBatch(b.local, ring.Batch{ID: w.ids[i], Epoch: uint32(w.epoch), Items: w.items[i]}); err != nil {
 				return err
 			}
 		}
@@ -201,6 +206,23 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window) error {
 	return nil
 }
 
+// sendBatch hands a batch to its learner, or straight back to the arena
+// when the learner has closed.
+func (ld *leader) sendBatch(local int, m ring.Batch) error {
+	if !ld.holds.give(local, m.ID) {
+		ld.release(m.ID)
+		return nil
+	}
+	err := ld.server.Send(local, m)
+	if errors.Is(err, ring.ErrPeerClosed) {
+		if give, _ := ld.holds.take(local, m.ID); give { // unless the Bye already returned it
+			ld.release(m.ID)
+		}
+		return nil
+	}
+	return err
+}
+
 // sendCtx sends v on c unless ctx ends first.
 func sendCtx[T any](ctx context.Context, c chan<- T, v T) error {
 	select {
@@ -214,14 +236,24 @@ func sendCtx[T any](ctx context.Context, c chan<- T, v T) error {
 // watch frees arena space as learners release batches, and stops the
 // producer at the first learner that fails. It runs until the server closes.
 func (ld *leader) watch() {
-	releases, errs := ld.server.Releases(), ld.server.Errors()
-	for releases != nil || errs != nil {
+	releases, byes, errs := ld.server.Releases(), ld.server.Byes(), ld.server.Errors()
+	for releases != nil || byes != nil || errs != nil {
 		select {
 		case r, ok := <-releases:
 			if !ok {
 				releases = nil
-			} else if err := ld.arena.release(r.ID); err != nil {
-				ld.stop(fmt.Errorf("learner %d: %w", r.Learner, err))
+			} else if give, err := ld.holds.take(r.Learner, r.ID); err != nil {
+				ld.stop(err)
+			} else if give {
+				ld.release(r.ID)
+			}
+		case local, ok := <-byes:
+			if !ok {
+				byes = nil
+				continue
+			}
+			for _, id := range ld.holds.close(local) {
+				ld.release(id)
 			}
 		case err, ok := <-errs:
 			if !ok {
@@ -230,6 +262,13 @@ func (ld *leader) watch() {
 				ld.stop(err)
 			}
 		}
+	}
+}
+
+// release returns a batch's arena room.
+func (ld *leader) release(id uint64) {
+	if err := ld.arena.release(id); err != nil {
+		ld.stop(err)
 	}
 }
 
@@ -244,13 +283,17 @@ func (ld *leader) stop(err error) {
 
 // firstError prefers a learner's failure, which is usually why producing
 // stopped, over the producer's own symptom of it.
-func firstError(failed <-chan error, err error) error {
+func (ld *leader) firstError(err error) error {
+	failed := ld.failed
 	select {
 	case f := <-failed:
 		return f
 	default:
 	}
 	if errors.Is(err, context.Canceled) {
+		if ld.closing.Load() {
+			return err
+		}
 		select {
 		case f := <-failed:
 			return f
@@ -269,13 +312,29 @@ func (ld *leader) close(ctx context.Context) error {
 	ld.cancel()
 	<-ld.done
 	err := ld.err
-	if errors.Is(err, context.Canceled) {
+	if ld.stag != nil {
+		// Stopped before the end: the other node readers must not wait for
+		// turns this one will never take.
+		if e := ld.stag.Abandon(ld.opt.Epochs * ld.sched.windows()); e != nil && err == nil {
+			err = e
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, reader.ErrStopped) {
 		err = nil // stopped by us, after every learner had finished
 	}
 	if waitErr != nil && err == nil {
 		err = waitErr
 	}
-	for _, closer := range []func() error{ld.server.Close, ld.fetch.close, ld.seg.Close} {
+	if e := ld.closeParts(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// closeParts frees what newLeader made.
+func (ld *leader) closeParts() error {
+	var err error
+	for _, closer := range []func() error{ld.server.Close, ld.fetch.close, ld.seg.Close, ld.freeStagComm} {
 		if e := closer(); e != nil && err == nil {
 			err = e
 		}
@@ -283,18 +342,45 @@ func (ld *leader) close(ctx context.Context) error {
 	return err
 }
 
+func (ld *leader) freeStagComm() error {
+	if ld.stagComm == nil {
+		return nil
+	}
+	err := ld.stagComm.Free()
+	ld.stagComm = nil
+	return err
+}
+
 // newLeader prepares the node reader: its fetcher, the shared-memory arena
 // and the socket the node's learners connect to. Nothing runs yet.
 func newLeader(ds *dataset, plan *assign.Sequential, opt Options, maxLearners int) (*leader, error) {
 	t := opt.Topology
-	ld := &leader{opt: opt, ds: ds, failed: make(chan error, 1), done: make(chan struct{}), cancel: func() {}}
+	ld := &leader{opt: opt, ds: ds, failed: make(chan error, 1), done: make(chan struct{}), holds: newHoldings(t.LocalSize)}
+	ld.ctx, ld.cancel = context.WithCancel(context.Background())
 	ld.sched = newSchedule(plan, t.Node, t.LocalSize, ds, opt, maxLearners)
+	if opt.Mode.STAG && t.Leaders != nil {
+		// Tokens travel on a communicator of this loader's own, so a token
+		// left in flight by a loader that stopped early can never be taken
+		// for one of this loader's. It is made first: Split is collective
+		// over the node readers, and a reader failing below must not leave
+		// the others waiting in it.
+		stagComm, err := t.Leaders.Split(0, t.Leaders.Rank())
+		if err != nil {
+			return nil, err
+		}
+		ld.stagComm = stagComm
+		if s := reader.NewStagger(stagComm, opt.Stagger, ld.ctx.Done()); s.Enabled() {
+			ld.stag = s
+		}
+	}
 	var err error
 	if ld.fetch, err = newFetcher(ds, opt); err != nil {
+		ld.freeStagComm()
 		return nil, err
 	}
 	if err := ld.openArena(); err != nil {
 		ld.fetch.close()
+		ld.freeStagComm()
 		return nil, err
 	}
 	ld.server, err = ring.Listen(ring.SocketName(shm.JobID(), t.Node, os.Getpid()), t.LocalSize)
@@ -302,12 +388,8 @@ func newLeader(ds *dataset, plan *assign.Sequential, opt Options, maxLearners in
 		ld.fetch.close()
 		ld.seg.Unlink()
 		ld.seg.Close()
+		ld.freeStagComm()
 		return nil, err
-	}
-	if opt.Mode.STAG && t.Leaders != nil {
-		if s := reader.NewStagger(t.Leaders, opt.Stagger); s.Enabled() {
-			ld.stag = s
-		}
 	}
 	return ld, nil
 }

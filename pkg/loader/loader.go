@@ -82,10 +82,8 @@ func (l *Loader) afterOpen(err error) (*Loader, error) {
 		return nil, err
 	}
 	if l.lead != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		l.lead.cancel = cancel
 		go l.lead.watch()
-		go l.lead.run(ctx)
+		go l.lead.run(l.lead.ctx)
 	}
 	return l, nil
 }

@@ -61,7 +61,7 @@ func TestMPIStagger(t *testing.T) {
 	groups := slices.Compact([]int{0, 1, 2, max(1, size-1), size})
 	for _, group := range groups {
 		t.Run(fmt.Sprintf("group=%d", group), func(t *testing.T) {
-			s := NewStagger(w, group)
+			s := NewStagger(w, group, nil)
 			if want := group > 0 && group < size; s.Enabled() != want {
 				t.Errorf("Enabled = %v, want %v", s.Enabled(), want)
 			}
@@ -131,7 +131,7 @@ func TestMPIStaggerWindowMismatch(t *testing.T) {
 			mpiFatal(t, err)
 		}
 	case 1:
-		s := NewStagger(w, 1)
+		s := NewStagger(w, 1, nil)
 		if err := s.Acquire(0); !errors.Is(err, ErrProtocol) {
 			t.Errorf("Acquire = %v, want ErrProtocol", err)
 		}

@@ -2,6 +2,7 @@ package reader
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,14 +66,23 @@ type tokenLink interface {
 // NewStagger returns the stagger of this reader. comm is the communicator of
 // the node readers (one rank per node), group is G, the number of readers
 // allowed to read at once.
-func NewStagger(comm *mpi.Comm, group int) *Stagger {
-	return newStagger(politeComm{comm}, group)
+// Closing stop (nil: never) makes a pending Acquire or Release return
+// ErrStopped, for a reader that stops early: the tokens it waits for may
+// then never come.
+func NewStagger(comm *mpi.Comm, group int, stop <-chan struct{}) *Stagger {
+	return newStagger(politeComm{comm, stop}, group)
 }
+
+// ErrStopped is returned by a token wait cut short by the stop channel.
+var ErrStopped = errors.New("reader: stagger stopped")
 
 // politeComm receives by polling with growing pauses, so that a reader
 // waiting for its turn sleeps instead of spinning a core in the MPI
 // library's progress loop: the learners of its node need the cores.
-type politeComm struct{ *mpi.Comm }
+type politeComm struct {
+	*mpi.Comm
+	stop <-chan struct{}
+}
 
 // maxPause bounds the delay polling adds to a token's arrival.
 const maxPause = time.Millisecond
@@ -90,7 +100,12 @@ func (c politeComm) Recv(buf []byte, source, tag int) (mpi.Status, error) {
 		if done {
 			return req.Wait()
 		}
-		time.Sleep(pause)
+		select {
+		case <-c.stop:
+			req.Cancel()
+			return mpi.Status{}, ErrStopped
+		case <-time.After(pause):
+		}
 	}
 }
 
@@ -129,26 +144,58 @@ func (s *Stagger) Release(window int) error {
 	}
 	s.held = false
 	s.next++
-	if s.group == 0 {
-		return nil
-	}
-	first := s.rank % s.group
-	last := first + (s.size-1-first)/s.group*s.group
-	if first == last {
-		return nil // a column of one: nobody to wait for or to wake
-	}
-	next := s.rank + s.group
-	if s.rank == last {
-		next = first
+	next, ok := s.successor()
+	if !ok {
+		return nil // staggering off, or a column of one: nobody to wait for or to wake
 	}
 	binary.LittleEndian.PutUint64(s.buf, uint64(window))
 	if err := s.link.Send(s.buf[:tokenSize], next, StaggerTag); err != nil {
 		return fmt.Errorf("reader: stagger: pass window %d token to reader %d: %w", window, next, err)
 	}
-	if s.rank == first {
+	if first, last := s.column(); s.rank == first {
 		return s.recv(last, window)
 	}
 	return nil
+}
+
+// Abandon is for a reader that stops before the end: it passes its turn on
+// for every window from the next one up to total-1 without reading, so the
+// readers after it in its column (and, for the last reader, the first one
+// waiting for its wrap-around token) never wait for it. Call it once the
+// reader has stopped calling Acquire and Release; the Stagger is finished
+// afterwards.
+func (s *Stagger) Abandon(total int) error {
+	next, ok := s.successor()
+	for w := s.next; ok && w < total; w++ {
+		binary.LittleEndian.PutUint64(s.buf, uint64(w))
+		if err := s.link.Send(s.buf[:tokenSize], next, StaggerTag); err != nil {
+			return fmt.Errorf("reader: stagger: pass window %d token to reader %d on stopping: %w", w, next, err)
+		}
+	}
+	s.next, s.held = max(s.next, total), false
+	return nil
+}
+
+// successor is the reader this one passes its token to; false when there is
+// nobody (staggering off, or a column of one).
+func (s *Stagger) successor() (int, bool) {
+	if s.group == 0 {
+		return 0, false
+	}
+	first, last := s.column()
+	if first == last {
+		return 0, false
+	}
+	if s.rank == last {
+		return first, true
+	}
+	return s.rank + s.group, true
+}
+
+// column returns the first and last reader of this reader's column.
+func (s *Stagger) column() (first, last int) {
+	first = s.rank % s.group
+	return first, first + (s.size-1-first)/s.group*s.group
 }
 
 // recv waits for from's token and checks that it is for window.

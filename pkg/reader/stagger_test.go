@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
 )
@@ -207,5 +208,49 @@ func TestStaggerMisuse(t *testing.T) {
 			}()
 			tc.use(newStagger(fakeLink{newFakeNet(1), 0}, 1))
 		})
+	}
+}
+
+// TestStaggerAbandon: reader 1 of 3 (one column) stops after window 0; the
+// others still get through every window instead of waiting for its tokens.
+func TestStaggerAbandon(t *testing.T) {
+	const windows = 5
+	for _, stopper := range []int{0, 1, 2} {
+		net := newFakeNet(3)
+		errs := make(chan error, 3)
+		var wg sync.WaitGroup
+		for r := range 3 {
+			wg.Go(func() {
+				s := newStagger(fakeLink{net, r}, 1)
+				for w := range windows {
+					if r == stopper && w == 1 {
+						errs <- s.Abandon(windows)
+						return
+					}
+					if err := s.Acquire(w); err != nil {
+						errs <- err
+						return
+					}
+					if err := s.Release(w); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			})
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("reader %d stopping early left the others waiting", stopper)
+		}
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("reader %d stopped: %v", stopper, err)
+			}
+		}
 	}
 }

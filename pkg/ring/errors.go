@@ -19,6 +19,9 @@ var (
 	ErrPeerGone = errors.New("ring: peer went away")
 	// ErrPeerFailed: the other end sent Fail.
 	ErrPeerFailed = errors.New("ring: peer failed")
+	// ErrPeerClosed: a Send to a learner that already said Bye: it stopped
+	// reading on purpose, so the message is not needed.
+	ErrPeerClosed = errors.New("ring: learner closed")
 	// ErrClosed: the Server or Client was closed by its owner.
 	ErrClosed = errors.New("ring: closed")
 )

@@ -35,6 +35,7 @@ type Server struct {
 	accepted bool    // Accept succeeded and started the readers
 
 	releases chan Release
+	byes     chan int
 	errs     chan error
 	done     chan struct{} // closed by Close
 	stopping atomic.Bool   // set by Close and Fail: ends are expected from now on
@@ -51,6 +52,9 @@ type peer struct {
 
 	wmu  sync.Mutex // keeps each frame whole when Sends race
 	wbuf []byte
+
+	bye   atomic.Bool   // the learner said Bye: it reads no more
+	ended chan struct{} // closed when the connection's read loop has ended
 }
 
 // Listen starts listening on name (normally SocketName(...); a name starting
@@ -74,6 +78,7 @@ func Listen(name string, learners int) (*Server, error) {
 		// Each connection ends with at most one error, so this never blocks.
 		errs:     make(chan error, learners),
 		releases: make(chan Release, 4*learners),
+		byes:     make(chan int, learners),
 		done:     make(chan struct{}),
 	}, nil
 }
@@ -192,7 +197,7 @@ func (s *Server) greet(c *net.UnixConn) (p *peer, why string) {
 		return nil, fmt.Sprintf("pid %d says local rank %d, already taken by pid %d",
 			h.Pid, h.LocalRank, s.peers[h.LocalRank].pid)
 	}
-	return &peer{local: int(h.LocalRank), pid: int(h.Pid), conn: c, fr: fr}, ""
+	return &peer{local: int(h.LocalRank), pid: int(h.Pid), conn: c, fr: fr, ended: make(chan struct{})}, ""
 }
 
 // refuse tells the peer why it is turned away, best effort, and hangs up.
@@ -223,6 +228,7 @@ func (s *Server) missingError(timeout time.Duration, refused []string) error {
 // ended.
 func (s *Server) readLoop(p *peer) {
 	defer s.wg.Done()
+	defer close(p.ended)
 	for {
 		m, err := p.fr.next()
 		if err != nil {
@@ -240,6 +246,8 @@ func (s *Server) readLoop(p *peer) {
 		case Bye:
 			// A clean close. Anything after Bye, even an abrupt end, is no
 			// longer the learner's failure.
+			p.bye.Store(true)
+			s.byes <- p.local
 			return
 		case Fail:
 			s.errs <- classErrorf(ErrPeerFailed, "ring: learner %d (pid %d) failed: %s", p.local, p.pid, m.Msg)
@@ -280,6 +288,9 @@ func (s *Server) Send(local int, m Message) error {
 }
 
 func (p *peer) send(m Message) error {
+	if p.bye.Load() {
+		return classErrorf(ErrPeerClosed, "ring: send %v to learner %d: it closed", m.Type(), p.local)
+	}
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	b, err := Encode(p.wbuf[:0], m)
@@ -288,6 +299,9 @@ func (p *peer) send(m Message) error {
 	}
 	p.wbuf = b
 	if _, err := p.conn.Write(b); err != nil {
+		if p.saidBye() {
+			return classErrorf(ErrPeerClosed, "ring: send %v to learner %d: it closed", m.Type(), p.local)
+		}
 		if isGone(err) {
 			return classErrorf(ErrPeerGone, "ring: send %v to learner %d (pid %d): the learner went away (%v)", m.Type(), p.local, p.pid, err)
 		}
@@ -314,6 +328,20 @@ func (s *Server) WaitLearners(ctx context.Context) error {
 		return fmt.Errorf("ring: learners of %s still connected: %w", s.name, ctx.Err())
 	}
 }
+
+// saidBye reports whether the learner closed cleanly, after a failed write:
+// its Bye may still be on the way to the read loop, so give that a moment.
+func (p *peer) saidBye() bool {
+	select {
+	case <-p.ended:
+	case <-time.After(time.Second):
+	}
+	return p.bye.Load()
+}
+
+// Byes delivers the local rank of every learner that closes cleanly, once
+// each. It is closed by Close.
+func (s *Server) Byes() <-chan int { return s.byes }
 
 // Releases delivers the learners' Release messages, with Learner set to the
 // sender's local rank. It is closed by Close.
@@ -353,6 +381,7 @@ func (s *Server) Close() error {
 		s.closePeers()
 		s.wg.Wait()
 		close(s.releases)
+		close(s.byes)
 		close(s.errs)
 	})
 	if err != nil {

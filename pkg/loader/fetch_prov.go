@@ -21,8 +21,16 @@ type provFetcher struct {
 	buf   []byte
 }
 
-func (f *provFetcher) plan(batches []batchRef) (spans []planner.Span, keyBytes int64) {
+// firstSpan bounds the reads of the very first window: with a few large
+// reads in flight the first batch would wait for all of them, since storage
+// serves them side by side, while many small ones finish one after another.
+const firstSpan = 2 << 20
+
+func (f *provFetcher) plan(batches []batchRef, first bool) (spans []planner.Span, keyBytes int64) {
 	popt := planner.Options{MaxSpan: f.opt.MaxSpan, MaxGap: f.opt.MaxGap}
+	if first {
+		popt.MaxSpan = min(popt.MaxSpan, firstSpan)
+	}
 	if f.opt.Direct {
 		popt.Align = alignment
 	}
@@ -47,14 +55,14 @@ func (f *provFetcher) plan(batches []batchRef) (spans []planner.Span, keyBytes i
 }
 
 func (f *provFetcher) windowBytes(batches []batchRef) int64 {
-	spans, keyBytes := f.plan(batches)
+	spans, keyBytes := f.plan(batches, false)
 	return spansBytes(spans) + keyBytes
 }
 
 // fetch plans the window, takes arena room and the storage turn, and lays
 // out the reads; the leader's I/O workers perform them.
 func (f *provFetcher) fetch(ctx context.Context, w *window, acquire func() error) error {
-	spans, keyBytes := f.plan(w.batches)
+	spans, keyBytes := f.plan(w.batches, w.no == 0)
 	size := spansBytes(spans)
 	base, err := f.arena.alloc(ctx, size+keyBytes, w.ids)
 	if err != nil {

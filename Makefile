@@ -5,7 +5,7 @@ MPITAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test test-unit test-mpi test-slurm test-nompi test-mpich demo bench lint clean
+.PHONY: all deps build test test-unit test-mpi test-slurm test-nompi test-mpich demo bench bench-campaign lint clean
 
 all: build
 
@@ -14,6 +14,7 @@ deps:
 
 build:
 	$(GO) build -tags '$(MPITAGS)' -o $(BIN)/lmdbio ./cmd/lmdbio
+	$(GO) build -o $(BIN)/pfsemu ./bench/pfsemu
 
 # test: unit tests, the build without MPI, multi-rank tests under mpirun, and
 # the Slurm tests when CI or LMDBIO_SLURM_TESTS=1 is set.
@@ -42,8 +43,14 @@ test-mpich:
 demo: deps build
 	scripts/demo.sh
 
+# bench: the Go micro-benchmarks (page parser, index build, planner, span
+# reads, shared-memory hand-off, MPI collectives). bench-campaign: the whole
+# comparison behind bench/results (about 30 minutes; see bench/README.md).
 bench: deps build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./pkg/... ./mpi/...
+
+bench-campaign: deps build
+	bench/run.sh
 
 lint:
 	$(GO) vet ./...

@@ -16,13 +16,13 @@ import (
 var nameSeq atomic.Int64
 
 // testName returns a socket name no other test (or test process) uses.
-func testName(t *testing.T) string {
+func testName(t testing.TB) string {
 	return SocketName("test-"+t.Name(), int(nameSeq.Add(1)), os.Getpid())
 }
 
 // testCtx bounds every blocking call in a test, so a bug shows up as a
 // failure instead of a hung test binary.
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
@@ -30,7 +30,7 @@ func testCtx(t *testing.T) context.Context {
 
 // startNode starts a server for n learners and n clients (one per local
 // rank, dialled concurrently), and waits until Accept succeeds.
-func startNode(t *testing.T, n int) (*Server, []*Client) {
+func startNode(t testing.TB, n int) (*Server, []*Client) {
 	t.Helper()
 	ctx := testCtx(t)
 	name := testName(t)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
@@ -13,8 +14,16 @@ import (
 // the communicator given to NewStagger.
 const StaggerTag = 0x5354 // "ST"
 
-// tokenSize is the size of a token: the window number, uint64 little endian.
-const tokenSize = 8
+// tokenSize is the size of a token: the window number and the stagger's
+// generation, uint64 little endian each.
+const tokenSize = 16
+
+// generations numbers the Staggers a process creates. Node readers create
+// theirs in the same order (one per loader, collectively), so equal numbers
+// mean the same loader; a token of another generation is one that a reader
+// which stopped early left in flight, possibly on a communicator whose
+// context the MPI library has since reused, and is dropped.
+var generations atomic.Uint64
 
 // Stagger makes node readers take turns at storage (LMDBIO's STAG).
 //
@@ -49,6 +58,7 @@ type Stagger struct {
 	group int // 0 when disabled
 	next  int // the window Acquire expects
 	held  bool
+	gen   uint64 // this stagger's generation, in every token
 	// buf holds a token, with room for a longer message so that one is
 	// reported rather than truncated by MPI. It is its own allocation: cgo
 	// refuses a pointer into an object that also holds Go pointers.
@@ -70,7 +80,9 @@ type tokenLink interface {
 // ErrStopped, for a reader that stops early: the tokens it waits for may
 // then never come.
 func NewStagger(comm *mpi.Comm, group int, stop <-chan struct{}) *Stagger {
-	return newStagger(politeComm{comm, stop}, group)
+	s := newStagger(politeComm{comm, stop}, group)
+	s.gen = generations.Add(1)
+	return s
 }
 
 // ErrStopped is returned by a token wait cut short by the stop channel.
@@ -148,8 +160,7 @@ func (s *Stagger) Release(window int) error {
 	if !ok {
 		return nil // staggering off, or a column of one: nobody to wait for or to wake
 	}
-	binary.LittleEndian.PutUint64(s.buf, uint64(window))
-	if err := s.link.Send(s.buf[:tokenSize], next, StaggerTag); err != nil {
+	if err := s.send(next, window); err != nil {
 		return fmt.Errorf("reader: stagger: pass window %d token to reader %d: %w", window, next, err)
 	}
 	if first, last := s.column(); s.rank == first {
@@ -167,8 +178,7 @@ func (s *Stagger) Release(window int) error {
 func (s *Stagger) Abandon(total int) error {
 	next, ok := s.successor()
 	for w := s.next; ok && w < total; w++ {
-		binary.LittleEndian.PutUint64(s.buf, uint64(w))
-		if err := s.link.Send(s.buf[:tokenSize], next, StaggerTag); err != nil {
+		if err := s.send(next, w); err != nil {
 			return fmt.Errorf("reader: stagger: pass window %d token to reader %d on stopping: %w", w, next, err)
 		}
 	}
@@ -198,9 +208,20 @@ func (s *Stagger) column() (first, last int) {
 	return first, first + (s.size-1-first)/s.group*s.group
 }
 
-// recv waits for from's token and checks that it is for window.
+// send passes the token of window to reader to.
+func (s *Stagger) send(to, window int) error {
+	binary.LittleEndian.PutUint64(s.buf, uint64(window))
+	binary.LittleEndian.PutUint64(s.buf[8:], s.gen)
+	return s.link.Send(s.buf[:tokenSize], to, StaggerTag)
+}
+
+// recv waits for from's token and checks that it is for window. Tokens of
+// other generations (see generations) are dropped.
 func (s *Stagger) recv(from, window int) error {
 	st, err := s.link.Recv(s.buf, from, StaggerTag)
+	for err == nil && st.Count == tokenSize && binary.LittleEndian.Uint64(s.buf[8:]) != s.gen {
+		st, err = s.link.Recv(s.buf, from, StaggerTag)
+	}
 	if err != nil {
 		return fmt.Errorf("reader: stagger: wait for window %d token from reader %d: %w", window, from, err)
 	}

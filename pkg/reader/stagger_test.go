@@ -254,3 +254,33 @@ func TestStaggerAbandon(t *testing.T) {
 		}
 	}
 }
+
+// TestStaggerDropsStaleTokens: a token left in flight by an earlier stagger
+// (another generation) must not be taken for the current one's.
+func TestStaggerDropsStaleTokens(t *testing.T) {
+	net := newFakeNet(2)
+	old := newStagger(fakeLink{net, 0}, 1)
+	old.gen = 4
+	if err := old.Abandon(3); err != nil { // tokens of windows 0..2, generation 4
+		t.Fatal(err)
+	}
+	s0, s1 := newStagger(fakeLink{net, 0}, 1), newStagger(fakeLink{net, 1}, 1)
+	s0.gen, s1.gen = 5, 5
+	done := make(chan error, 1)
+	go func() {
+		if err := s1.Acquire(0); err != nil {
+			done <- err
+			return
+		}
+		done <- s1.Release(0)
+	}()
+	if err := s0.Acquire(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s0.Release(0); err != nil {
+		t.Fatalf("first reader: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("second reader took a stale token: %v", err)
+	}
+}

@@ -342,11 +342,18 @@ func (ld *leader) closeParts() error {
 	return err
 }
 
+// freeStagComm drops the token communicator without MPI_Comm_free when
+// tokens may still be in flight: the library could then reuse its context
+// for a later communicator, and a receive it still holds for this one could
+// take a later loader's token. One communicator per loader is kept instead.
 func (ld *leader) freeStagComm() error {
 	if ld.stagComm == nil {
 		return nil
 	}
-	err := ld.stagComm.Free()
+	var err error
+	if ld.stag == nil || ld.stag.Finished() {
+		err = ld.stagComm.Free()
+	}
 	ld.stagComm = nil
 	return err
 }
@@ -369,7 +376,12 @@ func newLeader(ds *dataset, plan *assign.Sequential, opt Options, maxLearners in
 			return nil, err
 		}
 		ld.stagComm = stagComm
-		if s := reader.NewStagger(stagComm, opt.Stagger, ld.ctx.Done()); s.Enabled() {
+		s, err := reader.NewStagger(stagComm, opt.Stagger, ld.ctx.Done())
+		if err != nil {
+			ld.freeStagComm()
+			return nil, err
+		}
+		if s.Enabled() {
 			ld.stag = s
 		}
 	}

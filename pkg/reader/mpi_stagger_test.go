@@ -61,7 +61,10 @@ func TestMPIStagger(t *testing.T) {
 	groups := slices.Compact([]int{0, 1, 2, max(1, size-1), size})
 	for _, group := range groups {
 		t.Run(fmt.Sprintf("group=%d", group), func(t *testing.T) {
-			s := NewStagger(w, group, nil)
+			s, err := NewStagger(w, group, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if want := group > 0 && group < size; s.Enabled() != want {
 				t.Errorf("Enabled = %v, want %v", s.Enabled(), want)
 			}
@@ -124,14 +127,18 @@ func TestMPIStaggerWindowMismatch(t *testing.T) {
 	if w.Size() < 2 {
 		t.Skip("needs 2 ranks")
 	}
+	s, err := NewStagger(w, 1, nil) // collective: every rank
+	if err != nil {
+		mpiFatal(t, err)
+	}
 	switch w.Rank() {
 	case 0:
-		bad := binary.LittleEndian.AppendUint64(nil, 41)
+		bad := binary.LittleEndian.AppendUint64(nil, 41) // window 41, this stagger's generation
+		bad = binary.LittleEndian.AppendUint64(bad, s.gen)
 		if err := w.Send(bad, 1, StaggerTag); err != nil {
 			mpiFatal(t, err)
 		}
 	case 1:
-		s := NewStagger(w, 1, nil)
 		if err := s.Acquire(0); !errors.Is(err, ErrProtocol) {
 			t.Errorf("Acquire = %v, want ErrProtocol", err)
 		}

@@ -52,13 +52,14 @@ var generations atomic.Uint64
 // A Stagger belongs to one goroutine. Its zero value is not usable: use
 // NewStagger.
 type Stagger struct {
-	link  tokenLink
-	rank  int
-	size  int
-	group int // 0 when disabled
-	next  int // the window Acquire expects
-	held  bool
-	gen   uint64 // this stagger's generation, in every token
+	link    tokenLink
+	rank    int
+	size    int
+	group   int // 0 when disabled
+	next    int // the window Acquire expects
+	held    bool
+	gen     uint64 // this stagger's generation, in every token
+	stopped bool   // Abandon passed turns on: tokens may still be in flight
 	// buf holds a token, with room for a longer message so that one is
 	// reported rather than truncated by MPI. It is its own allocation: cgo
 	// refuses a pointer into an object that also holds Go pointers.
@@ -74,15 +75,21 @@ type tokenLink interface {
 }
 
 // NewStagger returns the stagger of this reader. comm is the communicator of
-// the node readers (one rank per node), group is G, the number of readers
-// allowed to read at once.
-// Closing stop (nil: never) makes a pending Acquire or Release return
+// the node readers (one rank per node); the call is collective over it.
+// group is G, the number of readers allowed to read at once. Closing stop (nil: never) makes a pending Acquire or Release return
 // ErrStopped, for a reader that stops early: the tokens it waits for may
 // then never come.
-func NewStagger(comm *mpi.Comm, group int, stop <-chan struct{}) *Stagger {
+func NewStagger(comm *mpi.Comm, group int, stop <-chan struct{}) (*Stagger, error) {
 	s := newStagger(politeComm{comm, stop}, group)
-	s.gen = generations.Add(1)
-	return s
+	// The readers agree on the generation (the highest any of them has
+	// reached), so a reader that made fewer staggers before cannot disagree.
+	mine, agreed := []int64{int64(generations.Add(1))}, make([]int64, 1)
+	if err := comm.AllreduceInt64(mine, agreed, mpi.Max); err != nil {
+		return nil, fmt.Errorf("reader: stagger: agreeing on the generation: %w", err)
+	}
+	generations.Store(uint64(agreed[0]))
+	s.gen = uint64(agreed[0])
+	return s, nil
 }
 
 // ErrStopped is returned by a token wait cut short by the stop channel.
@@ -169,6 +176,10 @@ func (s *Stagger) Release(window int) error {
 	return nil
 }
 
+// Finished reports whether no token of this stagger can be in flight to or
+// from this reader: it went through every window without being stopped.
+func (s *Stagger) Finished() bool { return !s.stopped }
+
 // Abandon is for a reader that stops before the end: it passes its turn on
 // for every window from the next one up to total-1 without reading, so the
 // readers after it in its column (and, for the last reader, the first one
@@ -181,6 +192,9 @@ func (s *Stagger) Abandon(total int) error {
 		if err := s.send(next, w); err != nil {
 			return fmt.Errorf("reader: stagger: pass window %d token to reader %d on stopping: %w", w, next, err)
 		}
+	}
+	if s.next < total || s.held {
+		s.stopped = true
 	}
 	s.next, s.held = max(s.next, total), false
 	return nil

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/lmdbio/lmdbio/pkg/units"
+
 	"errors"
 	"fmt"
 	"io"
@@ -37,11 +39,11 @@ func (v sizeValue) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return emu.FormatSize(*v.p)
+	return units.FormatSize(*v.p)
 }
 func (v sizeValue) Type() string { return "bytes" }
 func (v sizeValue) Set(s string) error {
-	n, err := emu.ParseSize(s)
+	n, err := units.ParseSize(s)
 	if err != nil {
 		return err
 	}
@@ -56,11 +58,11 @@ func (v rateValue) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return emu.FormatRate(*v.p)
+	return units.FormatRate(*v.p)
 }
 func (v rateValue) Type() string { return "rate" }
 func (v rateValue) Set(s string) error {
-	r, err := emu.ParseRate(s)
+	r, err := units.ParseRate(s)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/gen"
+	"github.com/lmdbio/lmdbio/pkg/units"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -125,11 +126,11 @@ func genProgress(start time.Time) func(done, total int) {
 // parseMeanSD reads "MEAN[,SD]" sizes; SD defaults to 0 (all values alike).
 func parseMeanSD(v string) (mean, sd int64, err error) {
 	m, s, hasSD := strings.Cut(v, ",")
-	if mean, err = parseSize(m); err != nil || mean < 1 {
+	if mean, err = units.ParseSize(m); err != nil || mean < 1 {
 		return 0, 0, fmt.Errorf("--size %q: want MEAN[,SD] with MEAN at least 1 byte, e.g. 110KiB,20KiB", v)
 	}
 	if hasSD {
-		if sd, err = parseSize(s); err != nil {
+		if sd, err = units.ParseSize(s); err != nil {
 			return 0, 0, fmt.Errorf("--size %q: want MEAN[,SD], e.g. 110KiB,20KiB", v)
 		}
 	}

@@ -199,15 +199,7 @@ func TestE2ETopology(t *testing.T) {
 				t.Fatalf("want 4 lines:\n%s", r)
 			}
 			for i, l := range ls {
-				var rl struct {
-					Type      string `json:"type"`
-					Rank      int    `json:"rank"`
-					Node      int    `json:"node"`
-					LocalRank int    `json:"local_rank"`
-					LocalSize int    `json:"local_size"`
-					Host      string `json:"host"`
-					Pid       int    `json:"pid"`
-				}
+				var rl rankLine
 				if err := json.Unmarshal([]byte(l), &rl); err != nil {
 					t.Fatalf("line %d not JSON: %v: %q", i, err, l)
 				}

@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"github.com/lmdbio/lmdbio/pkg/units"
+
 	"fmt"
 	"os"
 	"strconv"
@@ -52,7 +54,7 @@ func setReadahead(bdi string, bytes int64) (int64, error) {
 		return 0, err
 	}
 	if got != bytes {
-		return got, fmt.Errorf("set readahead of bdi %s to %s: kernel kept %s", bdi, FormatSize(bytes), FormatSize(got))
+		return got, fmt.Errorf("set readahead of bdi %s to %s: kernel kept %s", bdi, units.FormatSize(bytes), units.FormatSize(got))
 	}
 	return got, nil
 }

@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"github.com/lmdbio/lmdbio/pkg/units"
+
 	"errors"
 	"fmt"
 	"os"
@@ -91,14 +93,14 @@ func (o Options) Validate() error {
 	case o.Bandwidth < 0:
 		return fmt.Errorf("%w: bandwidth %v is negative", ErrOption, o.Bandwidth)
 	case o.MaxRequest < page || o.MaxRequest%page != 0:
-		return fmt.Errorf("%w: max request %s: want a multiple of the page size %s", ErrOption, FormatSize(o.MaxRequest), FormatSize(page))
+		return fmt.Errorf("%w: max request %s: want a multiple of the page size %s", ErrOption, units.FormatSize(o.MaxRequest), units.FormatSize(page))
 	case o.MaxRequest > KernelMaxRequest():
 		return fmt.Errorf("%w: max request %s exceeds this kernel's FUSE limit %s (/proc/sys/fs/fuse/max_pages_limit)",
-			ErrOption, FormatSize(o.MaxRequest), FormatSize(KernelMaxRequest()))
+			ErrOption, units.FormatSize(o.MaxRequest), units.FormatSize(KernelMaxRequest()))
 	case o.Readahead < 0 && o.Readahead != NoReadahead:
 		return fmt.Errorf("%w: readahead %d is negative", ErrOption, o.Readahead)
 	case o.Readahead%1024 != 0 && o.Readahead != NoReadahead:
-		return fmt.Errorf("%w: readahead %s: want a multiple of 1KiB", ErrOption, FormatSize(o.Readahead))
+		return fmt.Errorf("%w: readahead %s: want a multiple of 1KiB", ErrOption, units.FormatSize(o.Readahead))
 	}
 	return nil
 }
@@ -119,8 +121,8 @@ func KernelMaxRequest() int64 {
 // String describes the options in the words of the command line.
 func (o Options) String() string {
 	o = o.withDefaults()
-	ra := FormatSize(o.readaheadBytes())
-	s := fmt.Sprintf("latency %v, max request %s, readahead %s, bandwidth %s", o.Latency, FormatSize(o.MaxRequest), ra, FormatRate(o.Bandwidth))
+	ra := units.FormatSize(o.readaheadBytes())
+	s := fmt.Sprintf("latency %v, max request %s, readahead %s, bandwidth %s", o.Latency, units.FormatSize(o.MaxRequest), ra, units.FormatRate(o.Bandwidth))
 	if o.DirectIO {
 		s += ", direct-io"
 	}

@@ -1,4 +1,6 @@
-package emu
+// Package units reads and writes byte counts and bandwidths with units
+// (4096, 128KiB, 1MiB, 1GB/s), for command-line flags.
+package units
 
 import (
 	"fmt"
@@ -22,16 +24,8 @@ var sizeUnits = []struct {
 // ParseSize parses a byte count with an optional unit: 4096, 128KiB, 1MiB,
 // 1.5GB. Negative, fractional-byte and non-finite values are errors.
 func ParseSize(v string) (int64, error) {
-	s := strings.TrimSpace(v)
-	mult := 1.0
-	for _, u := range sizeUnits {
-		if len(s) > len(u.suffix) && strings.EqualFold(s[len(s)-len(u.suffix):], u.suffix) {
-			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+	f, mult, ok := number(v)
+	if !ok {
 		return 0, fmt.Errorf("%q is not a size (e.g. 4096, 128KiB, 1MiB)", v)
 	}
 	n := f * mult
@@ -39,6 +33,21 @@ func ParseSize(v string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a whole number of bytes", v)
 	}
 	return int64(n), nil
+}
+
+// number splits v into a non-negative finite number and its unit's
+// multiplier (1 without a unit).
+func number(v string) (f, mult float64, ok bool) {
+	s := strings.TrimSpace(v)
+	mult = 1
+	for _, u := range sizeUnits {
+		if len(s) > len(u.suffix) && strings.EqualFold(s[len(s)-len(u.suffix):], u.suffix) {
+			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, mult, err == nil && f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
 // ParseRate parses a bandwidth in bytes per second: "1GB/s", "500MiB/s",
@@ -50,17 +59,8 @@ func ParseRate(v string) (float64, error) {
 	case "off", "none", "unlimited", "inf":
 		return 0, nil
 	}
-	s = strings.TrimSuffix(strings.TrimSuffix(s, "/s"), "ps")
-	s = strings.TrimSpace(s)
-	mult := 1.0
-	for _, u := range sizeUnits {
-		if len(s) > len(u.suffix) && strings.EqualFold(s[len(s)-len(u.suffix):], u.suffix) {
-			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+	f, mult, ok := number(strings.TrimSuffix(strings.TrimSuffix(s, "/s"), "ps"))
+	if !ok {
 		return 0, fmt.Errorf("%q is not a bandwidth (e.g. 1GB/s, 500MiB/s, unlimited)", v)
 	}
 	return f * mult, nil

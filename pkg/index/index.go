@@ -1,10 +1,6 @@
 package index
 
-import (
-	"errors"
-
-	"github.com/lmdbio/lmdbio/pkg/source"
-)
+import "errors"
 
 // Sentinel errors; test for them with errors.Is.
 var (
@@ -36,8 +32,6 @@ type Index struct {
 	size   []uint32 // value lengths; LMDB values are < 4 GiB
 	total  int64    // sum of size
 }
-
-var _ source.Source = (*Index)(nil)
 
 // Len is the number of records.
 func (x *Index) Len() int { return len(x.off) }

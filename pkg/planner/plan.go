@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// Extents gives the file extent of record i. index.Index and source.Source
+// Extents gives the file extent of record i. index.Index satisfies it
 // satisfy it. Plan calls Extent once per requested record, from one
 // goroutine.
 type Extents interface {

@@ -1,27 +1,99 @@
 // Package source defines the format-neutral view of a dataset that the
 // loading pipeline consumes.
 //
-// A Source lists records by number: record i has a key and an extent (byte
-// offset and length) inside one dataset file. The sampler, planner and reader
-// need nothing more, so the same pipeline serves every on-disk format:
-// index.Index implements Source for LMDB files, and an HDF5 source does the
-// same for rows of an HDF5 dataset.
+// # Overview
+//
+// A Source lists records by number, 0..Len()-1. Record i has a key and an
+// optional label (small metadata the node reader copies next to the value)
+// and a value of ValueLen(i) bytes. Values are stored in blocks: a block is
+// the unit the node reader reads from the file and, when the format
+// compresses, decodes. A block's stored bytes are one or more pieces (file
+// extents); its decoded bytes hold the values of one or more records.
+//
+//   - LMDB (package index): one block per record, one piece, stored as is:
+//     the value's bytes in data.mdb.
+//   - HDF5, contiguous dataset: one block per row, one piece, stored as is.
+//   - HDF5, chunked dataset: one block per run of rows that the chunks cover
+//     together; its pieces are the chunks, in file order; Decode turns them
+//     into the rows.
+//
+// Blocks whose Decoder is nil are stored as is: the node reader reads them
+// straight into the shared memory the learners see. The planner coalesces
+// the pieces of many blocks into few large reads either way.
+//
+// # Invariants
+//
+//   - Every record lies in exactly one block, at [off, off+ValueLen(i)) of
+//     the block's decoded bytes, inside DecodedLen(b).
+//   - Without a Decoder every block has exactly one piece, and its length
+//     equals DecodedLen(b).
+//   - Pieces lie inside the file; their lengths are positive.
+//
+// # Concurrency
+//
+// A Source is immutable once built: all methods, Decode included, are safe
+// for concurrent use by any number of goroutines without locking.
 package source
 
+// Extent is a byte range of the dataset file.
+type Extent struct {
+	Off, Len int64
+}
+
+// End returns the offset just past the extent.
+func (e Extent) End() int64 { return e.Off + e.Len }
+
 // Source is a read-only, numbered list of records and where their bytes lie
-// in the dataset file.
+// in one dataset file.
 //
-// Concurrency: a Source is immutable once built, so all methods are safe for
-// concurrent use by any number of goroutines without locking.
-//
-// Lifetimes: the slice returned by Key aliases the Source's own storage and
-// must not be modified; it stays valid for the life of the Source.
+// Lifetimes: slices returned by Key and Label alias the Source's own storage
+// and must not be modified; they stay valid for the life of the Source.
 type Source interface {
-	// Len is the number of records; records are numbered 0..Len()-1.
+	// Len is the number of records.
 	Len() int
-	// Key returns the key of record i. It panics if i is out of range.
+	// Key returns the key of record i (HDF5: the row number as 8 bytes,
+	// little-endian). It panics if i is out of range.
 	Key(i int) []byte
-	// Extent returns the byte offset of record i's value in the dataset
-	// file and its length. It panics if i is out of range.
-	Extent(i int) (off, n int64)
+	// Label returns the label bytes delivered with record i, nil when the
+	// dataset has none. It panics if i is out of range.
+	Label(i int) []byte
+	// ValueLen is the length of record i's value once decoded.
+	ValueLen(i int) int64
+	// Blocks is the number of blocks; blocks are numbered in file order.
+	Blocks() int
+	// BlockOf says which block holds record i and where in its decoded
+	// bytes the value starts.
+	BlockOf(i int) (block int, off int64)
+	// Pieces appends the stored pieces of block b, in file order, to dst.
+	Pieces(b int, dst []Extent) []Extent
+	// DecodedLen is the length of block b once decoded.
+	DecodedLen(b int) int64
+	// Decoder returns nil when every block is stored as is.
+	Decoder() Decoder
+	// Info describes the dataset for reports, for identity checks and for
+	// the file the node readers open.
+	Info() Info
+}
+
+// Decoder turns a block's stored pieces into its decoded bytes.
+type Decoder interface {
+	// Decode writes block b's DecodedLen(b) bytes into dst, given the bytes
+	// of its pieces in the order Pieces lists them. A piece whose bytes do
+	// not decode gives an error that names the block (and the chunk) and
+	// wraps ErrCorrupt.
+	Decode(b int, pieces [][]byte, dst []byte) error
+}
+
+// Info describes a dataset.
+type Info struct {
+	Format   string `json:"format"`    // "lmdb" or "hdf5"
+	Path     string `json:"path"`      // the data file the node readers read
+	FileSize int64  `json:"file_size"` // bytes of the data file
+	// Identity names the snapshot the Source describes: equal identities
+	// mean the same records with the same bytes (LMDB: the transaction id
+	// and file size; HDF5: the dataset's name, shape, type and file size and
+	// modification time). Resume states and index sidecars carry it.
+	Identity string `json:"identity"`
+	// ValueBytes is the sum of all ValueLen.
+	ValueBytes int64 `json:"value_bytes"`
 }

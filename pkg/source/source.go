@@ -35,6 +35,8 @@
 // for concurrent use by any number of goroutines without locking.
 package source
 
+import "errors"
+
 // Extent is a byte range of the dataset file.
 type Extent struct {
 	Off, Len int64
@@ -97,3 +99,17 @@ type Info struct {
 	// ValueBytes is the sum of all ValueLen.
 	ValueBytes int64 `json:"value_bytes"`
 }
+
+// Verifier is implemented by sources whose stored blocks carry bytes that
+// the node reader can check cheaply after a read (LMDB: the page or node
+// header in front of a value), so that an index that no longer matches the
+// file gives an error instead of wrong bytes.
+type Verifier interface {
+	// Verify checks block b's bytes as read (decoded, when there is a
+	// Decoder). A mismatch gives an error that names the block and wraps
+	// ErrCorrupt.
+	Verify(b int, block []byte) error
+}
+
+// ErrCorrupt marks a block whose bytes are not what the source describes.
+var ErrCorrupt = errors.New("corrupt block")

@@ -3,38 +3,50 @@ package assign
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Remainder says what happens to records that do not fill a round.
 type Remainder int
 
 const (
+	// Pad fills the last round with records from the start of the order,
+	// as PyTorch's DistributedSampler does: no record is left out. It is the
+	// zero value, so the default never drops records silently.
+	Pad Remainder = iota
 	// DropLast leaves out the records that do not fill a whole round.
-	DropLast Remainder = iota
-	// Pad fills the last round with records from the start of the dataset.
-	Pad
+	DropLast
 	// Keep delivers every record exactly once; the last batches are short.
 	Keep
 )
 
-// ParseRemainder reads "drop-last", "pad" or "keep".
+// ParseRemainder reads "pad", "drop-last" or "keep".
 func ParseRemainder(s string) (Remainder, error) {
 	switch s {
-	case "drop-last", "drop":
-		return DropLast, nil
 	case "pad":
 		return Pad, nil
+	case "drop-last", "drop":
+		return DropLast, nil
 	case "keep", "all":
 		return Keep, nil
 	}
-	return 0, fmt.Errorf("remainder %q: want drop-last, pad or keep", s)
+	return 0, fmt.Errorf("remainder %q: want pad, drop-last or keep", s)
 }
 
-func (r Remainder) String() string { return [...]string{"drop-last", "pad", "keep"}[r] }
+func (r Remainder) String() string {
+	switch r {
+	case Pad:
+		return "pad"
+	case DropLast:
+		return "drop-last"
+	case Keep:
+		return "keep"
+	}
+	return fmt.Sprintf("Remainder(%d)", int(r))
+}
 
-// Layout describes the job and the dataset that an assignment covers.
+// Layout describes the learners an assignment covers.
 type Layout struct {
-	Records   int   // records in the dataset
 	Batch     int   // records per learner batch
 	NodeSizes []int // learners on each node, by node id
 	Remainder Remainder
@@ -43,59 +55,51 @@ type Layout struct {
 // ErrEmpty is returned when the layout leaves no batch to deliver.
 var ErrEmpty = errors.New("no full batch to deliver")
 
-// Sequential is the database-order assignment.
-type Sequential struct {
-	layout Layout
-	rounds int
-	starts []int // first record of each node's share
+// ErrTooLarge is returned when a global batch cannot be formed: its size
+// overflows, or padding would repeat records more than once.
+var ErrTooLarge = errors.New("global batch too large")
+
+// Learners is the number of learners of all nodes.
+func (l Layout) Learners() int {
+	n := 0
+	for _, s := range l.NodeSizes {
+		n += s
+	}
+	return n
 }
 
-// NewSequential checks the layout and prepares the assignment.
-func NewSequential(l Layout) (*Sequential, error) {
+// GlobalBatch is Batch x Learners: the records of one round.
+func (l Layout) GlobalBatch() int { return l.Batch * l.Learners() }
+
+// check validates the layout for n positions and returns the number of
+// rounds. Every product is checked before it is formed: the numbers come
+// from users.
+func (l Layout) check(n int) (rounds int, err error) {
 	learners := 0
-	for n, size := range l.NodeSizes {
-		if size < 1 {
-			return nil, fmt.Errorf("assign: node %d has %d learners", n, size)
+	for node, size := range l.NodeSizes {
+		if size < 1 || size > math.MaxInt32 {
+			return 0, fmt.Errorf("assign: node %d has %d learners", node, size)
 		}
 		learners += size
 	}
-	if l.Batch < 1 || learners == 0 || l.Records < 0 {
-		return nil, fmt.Errorf("assign: batch %d, %d learners, %d records", l.Batch, learners, l.Records)
+	if l.Batch < 1 || learners == 0 || n < 0 || learners > math.MaxInt32 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("assign: batch %d, %d learners, %d records", l.Batch, learners, n)
 	}
-	perRound := l.Batch * learners
-	rounds := l.Records / perRound
-	if l.Remainder != DropLast && l.Records%perRound != 0 {
+	if l.Batch > math.MaxInt32/learners {
+		return 0, fmt.Errorf("assign: batch %d x %d learners overflows: %w", l.Batch, learners, ErrTooLarge)
+	}
+	global := l.Batch * learners
+	rounds = n / global
+	if l.Remainder != DropLast && n%global != 0 {
 		rounds++
 	}
-	if rounds == 0 && !(l.Remainder == Keep && l.Records == 0) {
-		return nil, fmt.Errorf("assign: %d records make no full round of %d learners x batch %d (use --remainder keep or pad, or a smaller batch): %w",
-			l.Records, learners, l.Batch, ErrEmpty)
+	if l.Remainder == Pad && n > 0 && global > n {
+		return 0, fmt.Errorf("assign: a round of %d learners x batch %d is %d records, more than the %d there are; padding would repeat them (use a smaller batch or --remainder keep): %w",
+			learners, l.Batch, global, n, ErrTooLarge)
 	}
-	s := &Sequential{layout: l, rounds: rounds, starts: make([]int, len(l.NodeSizes))}
-	next := 0
-	for n, size := range l.NodeSizes {
-		s.starts[n] = next
-		next += rounds * l.Batch * size
+	if rounds == 0 && !(l.Remainder == Keep && n == 0) {
+		return 0, fmt.Errorf("assign: %d records make no full round of %d learners x batch %d (use --remainder keep or pad, or a smaller batch): %w",
+			n, learners, l.Batch, ErrEmpty)
 	}
-	return s, nil
-}
-
-// Rounds is the number of batches every learner gets per epoch.
-func (s *Sequential) Rounds() int { return s.rounds }
-
-// Batch returns the records learner local of node gets in round, in the order
-// it gets them. The epoch does not change a sequential assignment.
-func (s *Sequential) Batch(epoch, node, local, round int) []int {
-	l := s.layout
-	first := s.starts[node] + (round*l.NodeSizes[node]+local)*l.Batch
-	var recs []int
-	for r := first; r < first+l.Batch; r++ {
-		switch {
-		case r < l.Records:
-			recs = append(recs, r)
-		case l.Remainder == Pad:
-			recs = append(recs, r%l.Records)
-		}
-	}
-	return recs
+	return rounds, nil
 }

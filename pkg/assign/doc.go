@@ -1,28 +1,43 @@
-// Package assign decides which records every learner receives in an epoch.
+// Package assign decides which records every learner receives in an epoch:
+// the global batches, and within each the share of every learner.
 //
 // # Overview
 //
-// The sequential assignment keeps the database's own order, as LMDBIO and
-// Caffe assume of a pre-shuffled dataset: every node takes one contiguous
-// share of the records, and inside a node consecutive batches go round-robin
-// to the node's learners, as Caffe's DataReader does. A node therefore reads
-// its share front to back in large sequential spans.
+// It works on positions (see package sampler): position p is the p-th
+// record in file order. An Epoch is a list of rounds; in every round each
+// learner of every node gets exactly one batch, so all learners take the
+// same number of steps (a learner that runs out early would hang a
+// collective in training). The global batch of a round is the union of the
+// learners' batches in that round.
 //
-// An epoch is a number of rounds; in every round each learner of every node
-// gets exactly one batch, so all learners take the same number of steps (a
-// learner that runs out early would hang a collective in training). How the
-// batches that do not divide evenly are treated is the Remainder.
+// Three builders cover the shuffles:
 //
-// The shuffling sampler of a later layer plugs in behind the same Plan
-// interface.
+//   - Sequential (shuffle none) keeps the file's order as LMDBIO and Caffe
+//     assume of a pre-shuffled dataset: every node takes one contiguous
+//     share, and inside a node consecutive batches go round-robin to the
+//     node's learners, as Caffe's DataReader does. A node reads its share
+//     front to back.
+//   - Local permutes every node's Sequential share (shuffle local).
+//   - Ordered cuts a world-independent order (shuffle chunk or global) into
+//     global batches of Batch x learners positions. With locality (Yang and
+//     Cong, HiPC 2019) every node first takes the positions of the global
+//     batch that it owns, up to what its learners need, and the surplus of
+//     the others is moved to the nodes short of positions; the set of
+//     positions in a global batch does not change, only who gets which.
+//
+// How the positions that do not fill a round are treated is the Remainder.
 //
 // # Invariants
 //
 //   - Every learner gets Rounds batches.
-//   - Keep: every record appears exactly once in the epoch; batches are full
-//     except possibly the last ones, which may be short or empty.
-//   - DropLast: batches are full; no record appears twice; fewer than
-//     Batch*Learners records are left out.
-//   - Pad: batches are full; every record appears at least once; the padding
-//     repeats records from the start of the dataset.
+//   - Keep: every position appears exactly once in the epoch; batches are
+//     full except possibly in the last round, where they may be short or
+//     empty.
+//   - DropLast: batches are full; no position appears twice; fewer than
+//     Batch x learners positions are left out.
+//   - Pad: batches are full; every position appears at least once; the
+//     padding repeats positions from the start of the epoch's order (of the
+//     node's share, for Sequential and Local).
+//   - Ordered with and without locality gives every global batch the same
+//     set of positions, and every learner the same batch size.
 package assign

@@ -1,0 +1,35 @@
+// Package sampler draws the order in which an epoch visits a dataset's
+// records. It is pure: no MPI, no I/O; every function is a function of its
+// arguments only, so every rank computes the same order without talking to
+// the others, and a resumed job computes the order it left.
+//
+// # Overview
+//
+// Records are visited by position: position p is the p-th record in file
+// order (by the offset of its bytes in the dataset file), so consecutive
+// positions are neighbours on storage. Four shuffles are offered:
+//
+//   - None: the file's order.
+//   - Chunk (DIESEL): the positions are cut into chunks of consecutive
+//     records (about ChunkBytes of values each, cut only between blocks);
+//     the chunks are permuted, then the positions inside every window of
+//     ChunkWindow consecutive chunks of that permutation are permuted. A
+//     window is a few long sequential reads.
+//   - Global: a uniform random permutation of all positions.
+//   - Local: each node permutes its own share (what DALI does); the shares
+//     are the caller's, so this order depends on the world.
+//
+// The order of None, Chunk and Global depends on (seed, epoch, the number
+// of records, the chunk cuts and the options) only, never on the number of
+// ranks or nodes: only which learner receives a record depends on the world.
+//
+// The generator is SplitMix64 with Lemire's unbiased bounded integers,
+// written out here rather than taken from math/rand, so that an order is the
+// same with every Go release and a saved position stays meaningful.
+//
+// # Invariants
+//
+//   - Every order is a permutation of its input positions.
+//   - The same arguments give the same order; another seed or another epoch
+//     gives, with overwhelming probability, another order.
+package sampler

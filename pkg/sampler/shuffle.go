@@ -1,0 +1,47 @@
+package sampler
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Shuffle selects how an epoch's order is drawn.
+type Shuffle int
+
+// The shuffles. None is the zero value: the file's order.
+const (
+	None Shuffle = iota
+	Chunk
+	Global
+	Local
+)
+
+var shuffleNames = [...]string{None: "none", Chunk: "chunk", Global: "global", Local: "local"}
+
+// ShuffleNames lists the names ParseShuffle accepts.
+func ShuffleNames() []string { return append([]string(nil), shuffleNames[:]...) }
+
+// ParseShuffle reads a shuffle's name.
+func ParseShuffle(s string) (Shuffle, error) {
+	for i, name := range shuffleNames {
+		if s == name {
+			return Shuffle(i), nil
+		}
+	}
+	return 0, fmt.Errorf("shuffle %q: want one of %s", s, strings.Join(shuffleNames[:], ", "))
+}
+
+func (s Shuffle) String() string {
+	if s < 0 || int(s) >= len(shuffleNames) {
+		return fmt.Sprintf("Shuffle(%d)", int(s))
+	}
+	return shuffleNames[s]
+}
+
+// WorldIndependent reports whether the order is the same for every split of
+// the learners into nodes (None, Chunk, Global): global batches are then
+// cut from one order that every node computes alike.
+func (s Shuffle) WorldIndependent() bool { return s != Local }
+
+// Random reports whether the order changes from epoch to epoch.
+func (s Shuffle) Random() bool { return s != None }

@@ -1,0 +1,30 @@
+package schedule
+
+import "github.com/lmdbio/lmdbio/pkg/assign"
+
+// Layout is what the schedule knows of a run's records and blocks. Records
+// are numbered by position (file order); blocks by their number in the
+// source. The slices are shared, not copied: do not modify them.
+type Layout struct {
+	Nodes int
+
+	PosBlock []int32 // block of each position
+	PosBytes []int64 // value bytes of each position
+	PosMeta  []int64 // key and label bytes of each position
+
+	BlockCost   []int64 // arena bytes a block takes when read into the arena, alignment included
+	BlockOwner  []int32 // node that owns each block
+	BlockCached []bool  // whether the owner keeps the block in its cache
+}
+
+// Owner returns the node owning position p's block.
+func (l *Layout) Owner(p int32) int { return int(l.BlockOwner[l.PosBlock[p]]) }
+
+// Owners is Owner as an assign.Owners.
+func (l *Layout) Owners() assign.Owners { return l.Owner }
+
+// Window is the rounds [First, End) of an epoch.
+type Window struct{ First, End int }
+
+// Rounds is the number of rounds in the window.
+func (w Window) Rounds() int { return w.End - w.First }

@@ -1,0 +1,59 @@
+package schedule
+
+import "github.com/lmdbio/lmdbio/pkg/assign"
+
+// Work is one node's part of a window.
+type Work struct {
+	// Blocks are the node's own blocks that some learner needs in the
+	// window, each once, in the order they are first needed.
+	Blocks []int32
+	// Send[d] lists the positions this node sends to node d, Recv[s] the
+	// positions it receives from node s, both in exchange order: round by
+	// round, learner by learner, as in the learners' batches.
+	Send, Recv [][]int32
+}
+
+// Work returns node's part of window w.
+func (l *Layout) Work(e *assign.Epoch, w Window, node int) Work {
+	wk := Work{Send: make([][]int32, l.Nodes), Recv: make([][]int32, l.Nodes)}
+	seen := map[int32]bool{}
+	for r := w.First; r < w.End; r++ {
+		for d := range e.Nodes() {
+			for local := range e.NodeSize(d) {
+				for _, p := range e.Batch(d, local, r) {
+					b := l.PosBlock[p]
+					s := int(l.BlockOwner[b])
+					if s == node && !seen[b] {
+						seen[b] = true
+						wk.Blocks = append(wk.Blocks, b)
+					}
+					switch {
+					case s == d:
+					case s == node:
+						wk.Send[d] = append(wk.Send[d], p)
+					case d == node:
+						wk.Recv[s] = append(wk.Recv[s], p)
+					}
+				}
+			}
+		}
+	}
+	return wk
+}
+
+// Crosses reports whether any record crosses between nodes in window w:
+// when none does, the exchange of the window is skipped by every node.
+func (l *Layout) Crosses(e *assign.Epoch, w Window) bool {
+	for r := w.First; r < w.End; r++ {
+		for d := range e.Nodes() {
+			for local := range e.NodeSize(d) {
+				for _, p := range e.Batch(d, local, r) {
+					if l.Owner(p) != d {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

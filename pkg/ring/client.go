@@ -75,6 +75,46 @@ func (c *Client) ServerPid() int { return c.serverPid }
 // Fail, ErrPeerGone. Those two errors, and ErrCorrupt/ErrProtocol, are final:
 // every later Recv returns them again.
 func (c *Client) Recv(ctx context.Context) (Message, error) {
+	m, err := c.read(ctx, c.fr.next)
+	if err != nil {
+		return nil, err
+	}
+	switch m := m.(type) {
+	case Batch, EndOfEpoch:
+		return m, nil
+	}
+	return nil, c.unexpected(m)
+}
+
+// Welcome waits for the node reader's Welcome, the first message after
+// Dial, and returns it with the files that came with it (the node's shared
+// memory, in segment order). The caller owns the files.
+func (c *Client) Welcome(ctx context.Context) (Welcome, []*os.File, error) {
+	var files []*os.File
+	m, err := c.read(ctx, func() (Message, error) {
+		var err error
+		files, err = c.fr.fill(c.conn)
+		if err != nil {
+			return nil, err
+		}
+		return c.fr.next()
+	})
+	if err == nil {
+		if w, ok := m.(Welcome); ok {
+			return w, files, nil
+		}
+		err = c.unexpected(m)
+	}
+	for _, f := range files {
+		f.Close()
+	}
+	return Welcome{}, nil, err
+}
+
+// read runs next, which reads from the connection, until ctx ends: it sleeps
+// in read(2) and returns early, with ctx's error, when ctx ends; a message
+// cut short by that is kept and completed by the next call.
+func (c *Client) read(ctx context.Context, next func() (Message, error)) (Message, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -102,7 +142,7 @@ func (c *Client) Recv(ctx context.Context) (Message, error) {
 			}
 		}()
 	}
-	m, err := c.fr.next()
+	m, err := next()
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			// Only ctx sets deadlines here; if it was ctx's own deadline,
@@ -112,15 +152,18 @@ func (c *Client) Recv(ctx context.Context) (Message, error) {
 		}
 		return nil, c.fail(err)
 	}
-	switch m := m.(type) {
-	case Batch, EndOfEpoch:
-		return m, nil
-	case Fail:
-		c.err = classErrorf(ErrPeerFailed, "ring: node reader (pid %d) failed: %s", c.serverPid, m.Msg)
-	default:
+	return m, nil
+}
+
+// unexpected records a message a learner must not get where it came as the
+// sticky error: Fail carries the node reader's reason.
+func (c *Client) unexpected(m Message) error {
+	if f, ok := m.(Fail); ok {
+		c.err = classErrorf(ErrPeerFailed, "ring: node reader (pid %d) failed: %s", c.serverPid, f.Msg)
+	} else {
 		c.err = classErrorf(ErrProtocol, "ring: node reader (pid %d) sent %v to a learner", c.serverPid, m.Type())
 	}
-	return nil, c.err
+	return c.err
 }
 
 // fail records a broken stream as the sticky error.

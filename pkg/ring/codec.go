@@ -12,11 +12,14 @@ import (
 //	uint8  type
 //	payload:
 //	  Hello       uint32 localRank, uint32 pid
-//	  Batch       uint64 id, uint32 epoch, uint32 count, count × {int64 record, int64 offset, int64 length}
+//	  Batch       uint64 id, uint32 epoch, uint32 count, count × {int64 record,
+//	              uint32 segment, uint32 zero, int64 offset, int64 length, int64 key offset,
+//	              int64 key length, int64 label offset, int64 label length}
 //	  EndOfEpoch  uint32 epoch
 //	  Release     uint64 id
 //	  Fail        the message bytes (0..MaxFailMsg), length implied by n
 //	  Bye         empty
+//	  Welcome     the config bytes (0..MaxConfig), length implied by n
 const (
 	// lengthSize is the size of the frame's length prefix.
 	lengthSize = 4
@@ -24,13 +27,15 @@ const (
 	// length can never make a reader allocate more than this.
 	MaxFrameSize = 4 << 20
 	// itemSize is the encoded size of one Item.
-	itemSize = 40
+	itemSize = 64
 	// batchHeaderSize is the Batch payload before its items.
 	batchHeaderSize = 8 + 4 + 4
 	// MaxItems is the largest number of items a Batch frame can hold.
 	MaxItems = (MaxFrameSize - 1 - batchHeaderSize) / itemSize
 	// MaxFailMsg bounds the text of a Fail message.
 	MaxFailMsg = 4096
+	// MaxConfig bounds the config of a Welcome message.
+	MaxConfig = 1 << 20
 )
 
 // Encode appends the frame of m to dst and returns the extended slice. It
@@ -63,6 +68,10 @@ func checkEncodable(m Message) error {
 		if len(m.Msg) > MaxFailMsg {
 			return fmt.Errorf("%w: fail message of %d bytes, at most %d", ErrTooLarge, len(m.Msg), MaxFailMsg)
 		}
+	case Welcome:
+		if len(m.Config) > MaxConfig {
+			return fmt.Errorf("%w: welcome config of %d bytes, at most %d", ErrTooLarge, len(m.Config), MaxConfig)
+		}
 	case nil:
 		panic("ring: Encode of a nil Message")
 	}
@@ -70,13 +79,16 @@ func checkEncodable(m Message) error {
 }
 
 func checkItem(it Item) error {
-	if it.Record < 0 || it.Offset < 0 || it.Length < 0 || it.Offset > math.MaxInt64-it.Length ||
-		it.KeyOffset < 0 || it.KeyLength < 0 || it.KeyOffset > math.MaxInt64-it.KeyLength {
-		return fmt.Errorf("%w: item {record %d, value %d+%d, key %d+%d} out of range",
-			ErrCorrupt, it.Record, it.Offset, it.Length, it.KeyOffset, it.KeyLength)
+	if it.Record < 0 || !extentOK(it.Offset, it.Length) || !extentOK(it.KeyOffset, it.KeyLength) ||
+		!extentOK(it.LabelOffset, it.LabelLength) {
+		return fmt.Errorf("%w: item {record %d, value %d+%d, key %d+%d, label %d+%d} out of range",
+			ErrCorrupt, it.Record, it.Offset, it.Length, it.KeyOffset, it.KeyLength, it.LabelOffset, it.LabelLength)
 	}
 	return nil
 }
+
+// extentOK reports whether off+n is a valid, non-overflowing byte range.
+func extentOK(off, n int64) bool { return off >= 0 && n >= 0 && off <= math.MaxInt64-n }
 
 // Decode decodes exactly one whole frame (length prefix included). It never
 // panics: malformed bytes give ErrCorrupt, an unknown type byte ErrProtocol.
@@ -121,6 +133,11 @@ func Decode(frame []byte) (Message, error) {
 			return nil, err
 		}
 		return Bye{}, nil
+	case TypeWelcome:
+		if len(p) > MaxConfig {
+			return nil, fmt.Errorf("%w: welcome config of %d bytes, at most %d", ErrCorrupt, len(p), MaxConfig)
+		}
+		return Welcome{Config: append([]byte{}, p...)}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown message type %d", ErrProtocol, uint8(t))
 }
@@ -156,8 +173,12 @@ func decodeBatch(p []byte) (Message, error) {
 	b.Items = make([]Item, count)
 	for i := range b.Items {
 		q := p[i*itemSize:]
-		it := Item{Record: int64(le64(q)), Offset: int64(le64(q[8:])), Length: int64(le64(q[16:])),
-			KeyOffset: int64(le64(q[24:])), KeyLength: int64(le64(q[32:]))}
+		if le32(q[12:]) != 0 {
+			return nil, fmt.Errorf("%w: batch %d item %d: reserved bytes set", ErrCorrupt, b.ID, i)
+		}
+		it := Item{Record: int64(le64(q)), Segment: le32(q[8:]), Offset: int64(le64(q[16:])),
+			Length: int64(le64(q[24:])), KeyOffset: int64(le64(q[32:])), KeyLength: int64(le64(q[40:])),
+			LabelOffset: int64(le64(q[48:])), LabelLength: int64(le64(q[56:]))}
 		if err := checkItem(it); err != nil {
 			return nil, fmt.Errorf("batch %d item %d: %w", b.ID, i, err)
 		}
@@ -177,10 +198,11 @@ func (m Batch) appendPayload(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(m.Items)))
 	for _, it := range m.Items {
 		b = binary.LittleEndian.AppendUint64(b, uint64(it.Record))
-		b = binary.LittleEndian.AppendUint64(b, uint64(it.Offset))
-		b = binary.LittleEndian.AppendUint64(b, uint64(it.Length))
-		b = binary.LittleEndian.AppendUint64(b, uint64(it.KeyOffset))
-		b = binary.LittleEndian.AppendUint64(b, uint64(it.KeyLength))
+		b = binary.LittleEndian.AppendUint32(b, it.Segment)
+		b = binary.LittleEndian.AppendUint32(b, 0)
+		for _, v := range [...]int64{it.Offset, it.Length, it.KeyOffset, it.KeyLength, it.LabelOffset, it.LabelLength} {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
 	}
 	return b
 }
@@ -196,6 +218,8 @@ func (m Release) appendPayload(b []byte) []byte {
 func (m Fail) appendPayload(b []byte) []byte { return append(b, m.Msg...) }
 
 func (Bye) appendPayload(b []byte) []byte { return b }
+
+func (m Welcome) appendPayload(b []byte) []byte { return append(b, m.Config...) }
 
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }

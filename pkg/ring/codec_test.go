@@ -18,13 +18,15 @@ var roundTripCases = []struct {
 	{"hello", Hello{LocalRank: 3, Pid: 123456}},
 	{"hello-max", Hello{LocalRank: math.MaxUint32, Pid: math.MaxUint32}},
 	{"batch-empty", Batch{ID: 7, Epoch: 1, Items: []Item{}}},
-	{"batch", Batch{ID: 1<<40 + 5, Epoch: 9, Items: []Item{{0, 0, 10, 10, 3}, {42, 4096, 1 << 20, 0, 0}, {math.MaxInt64, math.MaxInt64 - 1, 1, math.MaxInt64 - 5, 5}}}},
+	{"batch", Batch{ID: 1<<40 + 5, Epoch: 9, Items: []Item{{Record: 0, Offset: 0, Length: 10, KeyOffset: 10, KeyLength: 3}, {Record: 42, Segment: 1, Offset: 4096, Length: 1 << 20, LabelOffset: 7, LabelLength: 8}, {Record: math.MaxInt64, Offset: math.MaxInt64 - 1, Length: 1, KeyOffset: math.MaxInt64 - 5, KeyLength: 5}}}},
 	{"end-of-epoch", EndOfEpoch{Epoch: 12}},
 	{"release", Release{ID: math.MaxUint64}},
 	{"fail", Fail{Msg: "disk on fire: /data/x.mdb"}},
 	{"fail-empty", Fail{}},
 	{"fail-max", Fail{Msg: strings.Repeat("x", MaxFailMsg)}},
 	{"bye", Bye{}},
+	{"welcome", Welcome{Config: []byte(`{"rounds":3}`)}},
+	{"welcome-empty", Welcome{Config: []byte{}}},
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -61,12 +63,12 @@ func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
 func TestDecodeWireLayout(t *testing.T) {
 	// A Batch written byte by byte from the documented layout.
-	b := frame(TypeBatch, u64(5), u32(2), u32(1), u64(9), u64(100), u64(7), u64(107), u64(3))
+	b := frame(TypeBatch, u64(5), u32(2), u32(1), u64(9), u32(1), u32(0), u64(100), u64(7), u64(107), u64(3), u64(110), u64(8))
 	got, err := Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Batch{ID: 5, Epoch: 2, Items: []Item{{Record: 9, Offset: 100, Length: 7, KeyOffset: 107, KeyLength: 3}}}
+	want := Batch{ID: 5, Epoch: 2, Items: []Item{{Record: 9, Segment: 1, Offset: 100, Length: 7, KeyOffset: 107, KeyLength: 3, LabelOffset: 110, LabelLength: 8}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}

@@ -4,6 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
+	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // frameReader cuts a byte stream into frames. It keeps a partial frame across
@@ -67,4 +71,58 @@ func (fr *frameReader) makeRoom(need int) {
 	}
 	fr.end = copy(fr.buf, fr.buf[fr.start:fr.end])
 	fr.start = 0
+}
+
+// maxFiles bounds the descriptors one message may carry.
+const maxFiles = 8
+
+// fill reads once from conn with recvmsg(2), keeping the bytes for next and
+// returning the files that came with them (SCM_RIGHTS): a sender attaches
+// them to the first byte of its message, so the read that brings that byte
+// brings them.
+func (fr *frameReader) fill(conn *net.UnixConn) ([]*os.File, error) {
+	fr.makeRoom(lengthSize + 1)
+	oob := make([]byte, unix.CmsgSpace(maxFiles*4))
+	n, oobn, flags, _, err := conn.ReadMsgUnix(fr.buf[fr.end:], oob)
+	fr.end += n
+	files, ferr := parseRights(oob[:oobn])
+	if err == nil && n == 0 {
+		err = io.EOF
+	}
+	if err == nil && flags&unix.MSG_CTRUNC != 0 {
+		err = fmt.Errorf("%w: more than %d files came with a message", ErrProtocol, maxFiles)
+	}
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, err
+	}
+	return files, nil
+}
+
+// parseRights turns SCM_RIGHTS control messages into files.
+func parseRights(oob []byte) ([]*os.File, error) {
+	if len(oob) == 0 {
+		return nil, nil
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil, fmt.Errorf("%w: control message: %v", ErrCorrupt, err)
+	}
+	var files []*os.File
+	for _, m := range msgs {
+		fds, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			unix.CloseOnExec(fd)
+			files = append(files, os.NewFile(uintptr(fd), "ring-shared-memory"))
+		}
+	}
+	return files, nil
 }

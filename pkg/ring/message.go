@@ -13,6 +13,7 @@ const (
 	TypeRelease    Type = 4 // client -> server
 	TypeFail       Type = 5 // either direction
 	TypeBye        Type = 6 // client -> server, last frame of a clean close
+	TypeWelcome    Type = 7 // server -> client, first frame after Hello, with the node's files
 )
 
 // String names the type for error messages.
@@ -30,11 +31,13 @@ func (t Type) String() string {
 		return "Fail"
 	case TypeBye:
 		return "Bye"
+	case TypeWelcome:
+		return "Welcome"
 	}
 	return fmt.Sprintf("Type(%d)", uint8(t))
 }
 
-// Message is one of Hello, Batch, EndOfEpoch, Release, Fail and Bye. The set
+// Message is one of Hello, Welcome, Batch, EndOfEpoch, Release, Fail and Bye. The set
 // is closed: the unexported method keeps other packages from adding to it.
 type Message interface {
 	// Type returns the frame's type byte.
@@ -50,13 +53,18 @@ type Hello struct {
 	Pid       uint32
 }
 
-// Item places one record of a batch in the node's shared-memory arena.
+// Item places one record of a batch in the node's shared memory. The value
+// lies in segment Segment (an index into the files Welcome passed); the key
+// and the label lie in segment 0, the arena.
 type Item struct {
-	Record    int64 // index of the record in the data set
-	Offset    int64 // byte offset of the record's value in the arena
-	Length    int64 // length of the value in bytes
-	KeyOffset int64 // byte offset of the record's key in the arena
-	KeyLength int64 // length of the key in bytes
+	Record      int64  // index of the record in the data set
+	Segment     uint32 // segment holding the value
+	Offset      int64  // byte offset of the record's value in its segment
+	Length      int64  // length of the value in bytes
+	KeyOffset   int64  // byte offset of the record's key in the arena
+	KeyLength   int64  // length of the key in bytes
+	LabelOffset int64  // byte offset of the record's label in the arena
+	LabelLength int64  // length of the label in bytes; 0 without labels
 }
 
 // Batch tells a learner where the records of its next batch lie in the arena.
@@ -89,6 +97,14 @@ type Fail struct {
 // Bye is a learner's last message on a clean Close.
 type Bye struct{}
 
+// Welcome is the node reader's answer to Hello. It travels with the node's
+// shared-memory files (SCM_RIGHTS), in the order the Items' Segment numbers
+// refer to them, and carries Config: what the learner needs to know about
+// the run, opaque to the ring (the loader puts JSON there).
+type Welcome struct {
+	Config []byte
+}
+
 // Type implements Message.
 func (Hello) Type() Type { return TypeHello }
 
@@ -106,3 +122,6 @@ func (Fail) Type() Type { return TypeFail }
 
 // Type implements Message.
 func (Bye) Type() Type { return TypeBye }
+
+// Type implements Message.
+func (Welcome) Type() Type { return TypeWelcome }

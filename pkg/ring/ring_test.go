@@ -343,7 +343,7 @@ func TestRecvHonoursContext(t *testing.T) {
 	}
 
 	// Half a frame arrives, then the deadline: the next Recv completes it.
-	b, _ := Encode(nil, Batch{ID: 77, Items: []Item{{1, 2, 3, 0, 0}}})
+	b, _ := Encode(nil, Batch{ID: 77, Items: []Item{{Record: 1, Offset: 2, Length: 3}}})
 	p := s.peers[0]
 	if _, err := p.conn.Write(b[:7]); err != nil {
 		t.Fatal(err)

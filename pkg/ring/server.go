@@ -7,11 +7,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // helloTimeout bounds how long Accept waits for the Hello of one connection,
@@ -306,6 +309,42 @@ func (p *peer) send(m Message) error {
 			return classErrorf(ErrPeerGone, "ring: send %v to learner %d (pid %d): the learner went away (%v)", m.Type(), p.local, p.pid, err)
 		}
 		return fmt.Errorf("ring: send %v to learner %d (pid %d): %w", m.Type(), p.local, p.pid, err)
+	}
+	return nil
+}
+
+// Welcome sends learner local its Welcome with files attached (SCM_RIGHTS),
+// the first message after Accept. The learner gets duplicates of the
+// descriptors; the caller keeps its own.
+func (s *Server) Welcome(local int, m Welcome, files []*os.File) error {
+	if local < 0 || local >= s.learners {
+		panic(fmt.Sprintf("ring: Welcome to local rank %d of %d", local, s.learners))
+	}
+	if len(files) > maxFiles {
+		return fmt.Errorf("ring: welcome with %d files, at most %d", len(files), maxFiles)
+	}
+	p := s.peers[local]
+	if p == nil {
+		return fmt.Errorf("ring: welcome learner %d: not connected (Accept has not succeeded)", local)
+	}
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	b, err := Encode(p.wbuf[:0], m)
+	if err != nil {
+		return fmt.Errorf("ring: welcome learner %d: %w", local, err)
+	}
+	p.wbuf = b
+	n, _, err := p.conn.WriteMsgUnix(b, unix.UnixRights(fds...), nil)
+	if err == nil && n < len(b) {
+		_, err = p.conn.Write(b[n:])
+	}
+	runtime.KeepAlive(files)
+	if err != nil {
+		return fmt.Errorf("ring: welcome learner %d (pid %d): %w", local, p.pid, err)
 	}
 	return nil
 }

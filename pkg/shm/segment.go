@@ -23,6 +23,7 @@ type Segment struct {
 	data     []byte // mem[HeaderSize:]
 	info     Info
 	unlinked bool
+	file     *os.File // unnamed segments: the descriptor; closed by Close
 }
 
 // Create makes a new segment with size bytes of data, fails if the name
@@ -173,6 +174,10 @@ func (s *Segment) Unlink() error {
 // Close unmaps the segment. Slices from Bytes must not be used afterwards.
 // Closing twice is not an error. Close does not unlink.
 func (s *Segment) Close() error {
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
+	}
 	if s.mem == nil {
 		return nil
 	}

@@ -1,0 +1,71 @@
+//go:build linux
+
+package shm
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// tmpfsDir mounts a small tmpfs as the segment directory (root only), so
+// the tests see exactly which files a segment leaves.
+func tmpfsDir(t *testing.T, size string) string {
+	mnt := t.TempDir()
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	saved := dir
+	dir = mnt
+	t.Cleanup(func() { dir = saved })
+	return mnt
+}
+
+// TestUnnamedLeavesNothing: an unnamed segment is never visible in the
+// directory, its descriptor maps the same memory in another mapping, and
+// its space counts against the file system.
+func TestUnnamedLeavesNothing(t *testing.T) {
+	mnt := tmpfsDir(t, "4m")
+	s, err := CreateUnnamed("job1", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if entries, _ := os.ReadDir(mnt); len(entries) != 0 {
+		t.Fatalf("unnamed segment left %v", entries)
+	}
+	copy(s.Bytes(), "hello")
+	fd, err := unix.Dup(int(s.File().Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenFile(os.NewFile(uintptr(fd), "dup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if string(r.Bytes()[:5]) != "hello" || r.Info().Size != 1<<20 || r.Info().Job != "job1" {
+		t.Fatalf("reader sees %q, info %+v", r.Bytes()[:5], r.Info())
+	}
+	if _, err := CreateUnnamed("job1", 4<<20); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("a second segment beyond the tmpfs: %v, want ErrNoSpace", err)
+	}
+}
+
+func TestOpenFileRefusesOtherFiles(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(make([]byte, HeaderSize+10))
+	if _, err := OpenFile(f); !errors.Is(err, ErrBadHeader) {
+		t.Fatalf("a file of zeros: %v", err)
+	}
+	g, _ := os.Open(os.DevNull)
+	if _, err := OpenFile(g); !errors.Is(err, ErrBadHeader) {
+		t.Fatalf("/dev/null: %v", err)
+	}
+}

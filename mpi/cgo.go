@@ -148,3 +148,30 @@ func goStatus(st *C.MPI_Status) (Status, error) {
 		Count:  int(n),
 	}, nil
 }
+
+// cIntArrays are int arrays in C memory, for MPI calls that read them after
+// returning (non-blocking collectives).
+type cIntArrays struct {
+	base unsafe.Pointer
+	n    int // ints per array
+}
+
+// cArrays copies every list of vals, divided by its block size, into C
+// memory: n ints each, one array after another.
+func cArrays(n int, vals [][]int, blocks []int) cIntArrays {
+	a := cIntArrays{base: C.malloc(C.size_t(max(1, n*len(vals)) * C.sizeof_int)), n: n}
+	all := unsafe.Slice((*C.int)(a.base), n*len(vals))
+	for i, vs := range vals {
+		for j, v := range vs {
+			all[i*n+j] = C.int(v / blocks[i])
+		}
+	}
+	return a
+}
+
+// at returns the base of array i.
+func (a cIntArrays) at(i int) *C.int {
+	return (*C.int)(unsafe.Add(a.base, i*a.n*C.sizeof_int))
+}
+
+func (a cIntArrays) free() { C.free(a.base) }

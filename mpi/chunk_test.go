@@ -84,7 +84,8 @@ func TestChunking(t *testing.T) {
 		}
 
 		// Block datatypes: counts and displacements share a block.
-		alltoallvRun(t, w, 800, 800)
+		alltoallvRun(t, w, 800, 800, false)
+		alltoallvRun(t, w, 800, 800, true)
 		for root := range size {
 			counts, displs, total := vLayout(size, 2000, 1000)
 			sendv := make([]byte, counts[rank])

@@ -194,6 +194,60 @@ func (c *Comm) Alltoallv(send []byte, sendCounts, sendDispls []int, recv []byte,
 	return mpiError(op, rc)
 }
 
+// Ialltoallv starts an Alltoallv (MPI_Ialltoallv) and returns at once. The
+// buffers are pinned and belong to MPI until the request completes (Wait,
+// or Test reporting true); Wait or Test must be called until then. A
+// non-blocking collective cannot be cancelled: every rank must take part.
+// Polling Test with pauses lets a rank wait for slow peers without keeping a
+// core busy and without holding the thread that other MPI calls need.
+func (c *Comm) Ialltoallv(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) (*Request, error) {
+	const op = "MPI_Ialltoallv"
+	if err := c.live(op); err != nil {
+		return nil, err
+	}
+	if err := checkLayout(op, "send", sendCounts, sendDispls, c.size, len(send)); err != nil {
+		return nil, err
+	}
+	if err := checkLayout(op, "receive", recvCounts, recvDispls, c.size, len(recv)); err != nil {
+		return nil, err
+	}
+	if sendCounts[c.rank] != recvCounts[c.rank] {
+		return nil, invalid(op, "rank %d sends itself %d bytes but expects %d", c.rank,
+			sendCounts[c.rank], recvCounts[c.rank])
+	}
+	sblk, err := blockFor(op, sendCounts, sendDispls)
+	if err != nil {
+		return nil, err
+	}
+	rblk, err := blockFor(op, recvCounts, recvDispls)
+	if err != nil {
+		sblk.free()
+		return nil, err
+	}
+	// MPI reads the count arrays until the operation completes: they live
+	// in C memory, out of reach of Go's collector.
+	arrays := cArrays(c.size, [][]int{sendCounts, sendDispls, recvCounts, recvDispls}, []int{sblk.size, sblk.size, rblk.size, rblk.size})
+	r := &Request{op: op, collective: true}
+	r.pinBuf(send)
+	r.pinBuf(recv)
+	r.release = func() {
+		arrays.free()
+		sblk.free()
+		rblk.free()
+	}
+	var q C.MPI_Request
+	rc := C.MPI_Ialltoallv(sendPtr(send), arrays.at(0), arrays.at(1), sblk.t,
+		recvPtr(recv), arrays.at(2), arrays.at(3), rblk.t, c.h, &q)
+	if rc != cSuccess {
+		r.pin.Unpin()
+		r.release()
+		r.done = true
+		return nil, mpiError(op, rc)
+	}
+	r.reqs = []C.MPI_Request{q}
+	return r, nil
+}
+
 // AllreduceInt64 combines send of every rank element-wise with op and
 // stores the result in recv of every rank (MPI_Allreduce on MPI_INT64_T).
 // Every rank passes the same len(send); recv needs at least as many.

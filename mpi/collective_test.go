@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestBarrier(t *testing.T) {
@@ -181,7 +182,7 @@ func alltoallCount(src, dst, scale int) int {
 // alltoallvRun exchanges alltoallCount bytes between every pair, laying out
 // send regions in reverse destination order and receive regions with gap
 // bytes between them, and checks every received byte.
-func alltoallvRun(t *testing.T, w *Comm, scale, gap int) {
+func alltoallvRun(t *testing.T, w *Comm, scale, gap int, nonblocking bool) {
 	t.Helper()
 	size, rank := w.Size(), w.Rank()
 	sc, sd := make([]int, size), make([]int, size)
@@ -203,16 +204,36 @@ func alltoallvRun(t *testing.T, w *Comm, scale, gap int) {
 	}
 	recv := make([]byte, rtotal)
 	sentinel(recv)
-	if err := w.Alltoallv(send, sc, sd, recv, rc, rd); err != nil {
-		t.Errorf("Alltoallv scale=%d: %v", scale, err)
+	if err := alltoallv(w, nonblocking, send, sc, sd, recv, rc, rd); err != nil {
+		t.Errorf("Alltoallv scale=%d nonblocking=%v: %v", scale, nonblocking, err)
 		return
 	}
 	checkV(t, fmt.Sprintf("Alltoallv scale=%d rank=%d", scale, rank), recv, rc, rd, rank)
 }
 
+// alltoallv runs Alltoallv, or Ialltoallv completed by polling Test.
+func alltoallv(w *Comm, nonblocking bool, send []byte, sc, sd []int, recv []byte, rc, rd []int) error {
+	if !nonblocking {
+		return w.Alltoallv(send, sc, sd, recv, rc, rd)
+	}
+	r, err := w.Ialltoallv(send, sc, sd, recv, rc, rd)
+	if err != nil {
+		return err
+	}
+	for {
+		done, err := r.Test()
+		if done || err != nil {
+			return err
+		}
+		time.Sleep(10 * time.Microsecond)
+	}
+}
+
 func TestAlltoallv(t *testing.T) {
 	for _, scale := range []int{0, 1, 13, 1000} {
-		alltoallvRun(t, World(), scale, 1)
+		for _, nonblocking := range []bool{false, true} {
+			alltoallvRun(t, World(), scale, 1, nonblocking)
+		}
 	}
 }
 

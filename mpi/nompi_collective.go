@@ -112,6 +112,17 @@ func (c *Comm) Alltoallv(send []byte, sendCounts, sendDispls []int, recv []byte,
 	return nil
 }
 
+// Ialltoallv is Alltoallv, already complete.
+func (c *Comm) Ialltoallv(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) (*Request, error) {
+	const op = "MPI_Ialltoallv"
+	if err := c.Alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls); err != nil {
+		return nil, err
+	}
+	r := &Request{op: op, done: make(chan struct{})}
+	close(r.done)
+	return r, nil
+}
+
 // AllreduceInt64 copies send to recv: the reduction of one value is itself.
 func (c *Comm) AllreduceInt64(send, recv []int64, op Op) error {
 	return allreduceLocal(c, send, recv, op)

@@ -88,7 +88,11 @@ type Request struct {
 	recv bool
 	reqs []C.MPI_Request
 	pin  runtime.Pinner // keeps the Go buffer in place while MPI holds it
-	done bool
+	// release frees what MPI used until completion (datatypes, C arrays of
+	// a non-blocking collective); nil for point-to-point requests.
+	release    func()
+	collective bool // cannot be cancelled
+	done       bool
 	st   Status
 	err  error
 }
@@ -165,8 +169,17 @@ func (r *Request) abandon() {
 		C.MPI_Wait(&r.reqs[i], &st)
 	}
 	r.reqs = nil
-	r.pin.Unpin()
+	r.finished()
+}
+
+// finished releases the buffers and resources of a completed request.
+func (r *Request) finished() {
 	r.done = true
+	r.pin.Unpin()
+	if r.release != nil {
+		r.release()
+		r.release = nil
+	}
 }
 
 // Cancel withdraws a request that has not completed (MPI_Cancel, then
@@ -174,8 +187,8 @@ func (r *Request) abandon() {
 // a receive whose message will never come, e.g. when the program stops
 // early. A completed request is left as it is.
 func (r *Request) Cancel() {
-	if r.done {
-		return
+	if r.done || r.collective {
+		return // a collective cannot be withdrawn: every rank must take part
 	}
 	r.abandon()
 	r.err = invalid(r.op, "cancelled")
@@ -188,8 +201,7 @@ func (r *Request) Wait() (Status, error) {
 	if r.done {
 		return r.st, r.err
 	}
-	r.done = true
-	defer r.pin.Unpin()
+	defer r.finished()
 	sts := make([]C.MPI_Status, len(r.reqs))
 	rc := C.MPI_Waitall(C.int(len(r.reqs)), &r.reqs[0], &sts[0])
 	return r.finish(rc, sts)
@@ -209,8 +221,7 @@ func (r *Request) Test() (bool, error) {
 	if rc == cSuccess && flag == 0 {
 		return false, nil
 	}
-	r.done = true
-	defer r.pin.Unpin()
+	defer r.finished()
 	_, err := r.finish(rc, sts)
 	return true, err
 }

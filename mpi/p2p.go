@@ -93,8 +93,8 @@ type Request struct {
 	release    func()
 	collective bool // cannot be cancelled
 	done       bool
-	st   Status
-	err  error
+	st         Status
+	err        error
 }
 
 // Isend starts sending buf to dest with tag (MPI_Isend), in chunks if buf

@@ -93,6 +93,14 @@ func Init(want ThreadLevel) (provided ThreadLevel, err error) {
 	return state.provided, nil
 }
 
+// Provided returns the thread level MPI provides (as Init returned it), or
+// ThreadSingle before Init.
+func Provided() ThreadLevel {
+	state.Lock()
+	defer state.Unlock()
+	return state.provided
+}
+
 // InitializedByHost reports whether the host program had initialised MPI
 // before Init, in which case Finalize leaves MPI to the host.
 func InitializedByHost() bool {

@@ -38,6 +38,14 @@ func Init(want ThreadLevel) (provided ThreadLevel, err error) {
 	return state.provided, nil
 }
 
+// Provided returns the thread level MPI provides (as Init returned it), or
+// ThreadSingle before Init.
+func Provided() ThreadLevel {
+	state.Lock()
+	defer state.Unlock()
+	return state.provided
+}
+
 // InitializedByHost is always false: without MPI there is no host MPI.
 func InitializedByHost() bool { return false }
 

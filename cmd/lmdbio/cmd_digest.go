@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
@@ -17,9 +18,12 @@ import (
 )
 
 type digestOptions struct {
-	loader  loaderFlags
-	json    bool
-	verbose bool
+	loader    loaderFlags
+	json      bool
+	verbose   bool
+	stopAfter int
+	stateOut  string
+	resume    string
 }
 
 func newDigestCommand() *cobra.Command {
@@ -30,32 +34,48 @@ func newDigestCommand() *cobra.Command {
 		Long: `
 
 PATH is an LMDB directory or its data.mdb file. Every record is read exactly
-once through the real pipeline (index, planner, node reader, shared memory,
-learner); every learner hashes what it received and rank 0 prints
+once per epoch through the real pipeline (index, planner, node reader, shared
+memory, exchange between nodes, learner); every learner hashes what it
+received and rank 0 prints
 
   records=N bytes=B digest=HHHHHHHHHHHHHHHH
 
 where bytes is the sum of the value lengths and digest the sum, modulo 2^64, of
 the little-endian uint64 made of the first 8 bytes of SHA-256(key || value) over
-all records. The line is the same for any number of ranks and any mode. With
---epochs, one line per epoch, prefixed epoch=E. Run it as an MPI program:
-lmdbio run -n 4 -- lmdbio digest PATH.`,
+all records. The line is the same for any number of ranks, any mode and any
+shuffle. With --epochs, one line per epoch, prefixed epoch=E. Run it as an MPI
+program: lmdbio run -n 4 -- lmdbio digest PATH.
+
+With --json, one object per epoch with, besides the digest, the epoch's order
+(the first 8 bytes of SHA-256 over every global batch's record numbers, sorted,
+as little-endian uint64s, batch after batch), storage_bytes (read from the
+dataset file by all node readers), exchange_bytes (values sent between nodes),
+cache_hits (records served from a node cache) and seconds.
+
+--stop-after N stops after N global batches and --state-out FILE writes where
+the run stopped; --resume FILE continues it, also with another number of ranks
+(the same global batch size: --batch x ranks).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDigest(args[0], opt, cmd.Flags().Changed("epochs"))
 		},
 	}
 	opt.loader.register(cmd.Flags(), false)
-	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object per epoch")
-	cmd.Flags().BoolVarP(&opt.verbose, "verbose", "v", false, "also print time and throughput on stderr")
+	f := cmd.Flags()
+	f.BoolVar(&opt.json, "json", false, "print one JSON object per epoch")
+	f.BoolVarP(&opt.verbose, "verbose", "v", false, "also print time and throughput on stderr")
+	f.IntVar(&opt.stopAfter, "stop-after", 0, "stop after this many global batches (0: read every epoch)")
+	f.StringVar(&opt.stateOut, "state-out", "", "write the run's state (JSON) to this file at the end, for --resume")
+	f.StringVar(&opt.resume, "resume", "", "continue the run whose state this file holds")
 	return cmd
 }
 
-// epochSum is what one learner adds to an epoch's digest.
+// epochSum is what one learner adds to an epoch's figures.
 type epochSum struct {
 	records, bytes int64
 	digest         uint64
 	seconds        float64
+	stats          loader.EpochStats
 }
 
 func runDigest(path string, opt digestOptions, perEpoch bool) error {
@@ -63,6 +83,14 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 	lopt, err := opt.loader.options(&keep)
 	if err != nil {
 		return err
+	}
+	if opt.stopAfter < 0 {
+		return usagef("--stop-after %d: want 0 or more", opt.stopAfter)
+	}
+	if opt.resume != "" {
+		if lopt.Resume, err = readState(opt.resume); err != nil {
+			return err
+		}
 	}
 	job, err := startJob()
 	if err != nil {
@@ -73,38 +101,88 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 	if err != nil {
 		return job.finish(withPath(path, err))
 	}
-	for epoch := 0; epoch < lopt.Epochs; epoch++ {
+	left := opt.stopAfter
+	for ld.Epoch() < lopt.Epochs {
+		epoch := ld.Epoch()
 		start := time.Now()
-		sum, err := digestEpoch(ld)
+		sum, rounds, err := digestEpoch(ld, &left, opt.stopAfter > 0)
 		if err != nil {
 			ld.Close()
 			job.fail(withPath(path, err))
 		}
 		sum.seconds = time.Since(start).Seconds()
+		sum.stats = ld.EpochStats(epoch)
 		total, err := reduceSums(job, sum)
 		if err != nil {
 			job.fail(err)
 		}
-		if job.topo.Rank == 0 {
-			printDigest(os.Stdout, epoch, total, perEpoch, opt, job, lopt)
+		order, err := gatherOrder(job, rounds)
+		if err != nil {
+			job.fail(err)
 		}
+		if job.topo.Rank == 0 {
+			printDigest(os.Stdout, epoch, total, order, perEpoch, opt, job, lopt)
+		}
+		if opt.stopAfter > 0 && left == 0 {
+			break
+		}
+	}
+	if err := writeState(job, ld, opt.stateOut); err != nil {
+		ld.Close()
+		return job.finish(err)
 	}
 	return job.finish(withPath(path, ld.Close()))
 }
 
-// digestEpoch hashes every record this learner receives in one epoch.
-func digestEpoch(ld *loader.Loader) (epochSum, error) {
+// readState reads a --resume file.
+func readState(path string) (*loader.State, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	s, err := loader.ParseState(b)
+	if err != nil {
+		return nil, usageError(withPath(path, err))
+	}
+	return s, nil
+}
+
+// writeState writes the run's state on rank 0 (every learner is at the
+// same state).
+func writeState(job *mpiJob, ld *loader.Loader, path string) error {
+	if path == "" || job.topo.Rank != 0 {
+		return nil
+	}
+	b, err := json.Marshal(ld.State())
+	if err != nil {
+		return err
+	}
+	return withPath(path, os.WriteFile(path, append(b, '\n'), 0o644))
+}
+
+// roundRecords are the records this learner got in one round (global batch).
+type roundRecords struct {
+	round   int
+	records []int
+}
+
+// digestEpoch hashes every record this learner receives in one epoch, or
+// until *left batches were read when limited.
+func digestEpoch(ld *loader.Loader, left *int, limited bool) (epochSum, []roundRecords, error) {
 	var s epochSum
+	var rounds []roundRecords
+	first := ld.State().GlobalBatches
 	h := sha256.New()
 	var sum [sha256.Size]byte
-	for {
+	for !limited || *left > 0 {
 		b, err := ld.Next(context.Background())
 		if errors.Is(err, io.EOF) {
-			return s, nil
+			return s, rounds, nil
 		}
 		if err != nil {
-			return s, err
+			return s, rounds, err
 		}
+		rounds = append(rounds, roundRecords{round: first + len(rounds), records: slices.Clone(b.Records)})
 		for i := range b.Keys {
 			h.Reset()
 			h.Write(b.Keys[i])
@@ -113,39 +191,92 @@ func digestEpoch(ld *loader.Loader) (epochSum, error) {
 			s.records++
 			s.bytes += int64(len(b.Values[i]))
 		}
+		*left--
 	}
+	return s, rounds, nil
 }
 
 // reduceSums adds up every learner's sums at rank 0; the time is the
 // slowest learner's.
 func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
 	world := job.topo.World
-	mine := make([]byte, 32)
-	binary.LittleEndian.PutUint64(mine, uint64(s.records))
-	binary.LittleEndian.PutUint64(mine[8:], uint64(s.bytes))
-	binary.LittleEndian.PutUint64(mine[16:], s.digest)
-	binary.LittleEndian.PutUint64(mine[24:], uint64(s.seconds*1e9))
-	all := make([]byte, 32*world.Size())
+	const width = 7 * 8
+	mine := make([]byte, 0, width)
+	for _, v := range []uint64{uint64(s.records), uint64(s.bytes), s.digest, uint64(s.seconds * 1e9),
+		uint64(s.stats.StorageBytes), uint64(s.stats.ExchangeBytes), uint64(s.stats.CacheHits)} {
+		mine = binary.LittleEndian.AppendUint64(mine, v)
+	}
+	all := make([]byte, width*world.Size())
 	if err := world.Gather(mine, all, 0); err != nil {
 		return s, err
 	}
 	var t epochSum
 	for i := 0; i < world.Size(); i++ {
-		row := all[32*i:]
-		t.records += int64(binary.LittleEndian.Uint64(row))
-		t.bytes += int64(binary.LittleEndian.Uint64(row[8:]))
-		t.digest += binary.LittleEndian.Uint64(row[16:])
-		t.seconds = max(t.seconds, float64(binary.LittleEndian.Uint64(row[24:]))/1e9)
+		row := func(k int) uint64 { return binary.LittleEndian.Uint64(all[width*i+8*k:]) }
+		t.records += int64(row(0))
+		t.bytes += int64(row(1))
+		t.digest += row(2)
+		t.seconds = max(t.seconds, float64(row(3))/1e9)
+		t.stats.StorageBytes += int64(row(4))
+		t.stats.ExchangeBytes += int64(row(5))
+		t.stats.CacheHits += int64(row(6))
 	}
 	return t, nil
 }
 
-func printDigest(w io.Writer, epoch int, s epochSum, perEpoch bool, opt digestOptions, job *mpiJob, lopt loader.Options) {
+// gatherOrder collects every learner's rounds at rank 0 and hashes the
+// epoch's order: for every global batch in turn, its record numbers sorted,
+// each as a little-endian uint64. Which learner got which record does not
+// change it; the global batches and their order do.
+func gatherOrder(job *mpiJob, rounds []roundRecords) (string, error) {
+	var mine []byte
+	for _, r := range rounds {
+		mine = binary.LittleEndian.AppendUint64(mine, uint64(r.round))
+		mine = binary.LittleEndian.AppendUint64(mine, uint64(len(r.records)))
+		for _, rec := range r.records {
+			mine = binary.LittleEndian.AppendUint64(mine, uint64(rec))
+		}
+	}
+	all, err := job.topo.World.GatherBytes(mine, 0)
+	if err != nil || job.topo.Rank != 0 {
+		return "", err
+	}
+	batches := map[uint64][]uint64{}
+	for _, b := range all {
+		for len(b) >= 16 {
+			round, n := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+			b = b[16:]
+			for i := uint64(0); i < n && len(b) >= 8; i++ {
+				batches[round] = append(batches[round], binary.LittleEndian.Uint64(b))
+				b = b[8:]
+			}
+		}
+	}
+	keys := make([]uint64, 0, len(batches))
+	for k := range batches {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	var word [8]byte
+	for _, k := range keys {
+		recs := batches[k]
+		slices.Sort(recs)
+		for _, r := range recs {
+			binary.LittleEndian.PutUint64(word[:], r)
+			h.Write(word[:])
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)[:8]), nil
+}
+
+func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool, opt digestOptions, job *mpiJob, lopt loader.Options) {
 	mbps := float64(s.bytes) / max(s.seconds, 1e-9) / 1e6
 	if opt.json {
 		b, _ := json.Marshal(map[string]any{"type": "digest", "epoch": epoch, "records": s.records, "bytes": s.bytes,
-			"digest": fmt.Sprintf("%016x", s.digest), "seconds": s.seconds, "mb_per_s": mbps,
-			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String()})
+			"digest": fmt.Sprintf("%016x", s.digest), "order": order, "seconds": s.seconds, "mb_per_s": mbps,
+			"storage_bytes": s.stats.StorageBytes, "exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
+			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String()})
 		fmt.Fprintln(w, string(b))
 		return
 	}
@@ -155,8 +286,9 @@ func printDigest(w io.Writer, epoch int, s epochSum, perEpoch bool, opt digestOp
 	}
 	fmt.Fprintf(w, "%srecords=%d bytes=%d digest=%016x\n", prefix, s.records, s.bytes, s.digest)
 	if opt.verbose {
-		fmt.Fprintf(os.Stderr, "lmdbio digest: %d ranks on %d nodes, mode %s: %.3f s, %.0f MB/s, %.0f records/s\n",
-			job.topo.Size, job.topo.Nodes, lopt.Mode, s.seconds, mbps, float64(s.records)/max(s.seconds, 1e-9))
+		fmt.Fprintf(os.Stderr, "lmdbio digest: %d ranks on %d nodes, mode %s, shuffle %s: %.3f s, %.0f MB/s, %.0f records/s, %d bytes from storage, %d exchanged, %d cache hits\n",
+			job.topo.Size, job.topo.Nodes, lopt.Mode, lopt.Shuffle, s.seconds, mbps, float64(s.records)/max(s.seconds, 1e-9),
+			s.stats.StorageBytes, s.stats.ExchangeBytes, s.stats.CacheHits)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/spf13/pflag"
 )
 
@@ -23,10 +24,18 @@ type loaderFlags struct {
 	maxSpan   sizeFlag
 	maxGap    sizeFlag
 	ioDepth   int
+
+	shuffle     string
+	seed        uint64
+	chunk       sizeFlag
+	chunkWindow int
+	locality    string
+	cache       string
 }
 
 func (f *loaderFlags) register(fs *pflag.FlagSet, withRemainder bool) {
-	f.window, f.maxSpan, f.maxGap = 64<<20, 16<<20, 1<<20
+	f.window, f.maxSpan, f.maxGap = loader.DefaultWindow, loader.DefaultMaxSpan, loader.DefaultMaxGap
+	f.chunk = loader.DefaultChunkBytes
 	fs.StringVar(&f.mode, "mode", "default", "reading mode: "+strings.Join(loader.ModeNames(), ", ")+", or default (all optimisations)")
 	fs.IntVarP(&f.batch, "batch", "b", 64, "records per learner batch")
 	fs.IntVar(&f.epochs, "epochs", 1, "epochs to read")
@@ -40,6 +49,13 @@ func (f *loaderFlags) register(fs *pflag.FlagSet, withRemainder bool) {
 	fs.Var(&f.maxSpan, "max-span", "largest single read")
 	fs.Var(&f.maxGap, "max-gap", "unneeded bytes read through to merge two reads")
 	fs.IntVar(&f.ioDepth, "io-depth", 4, "reads in flight per node reader")
+	fs.StringVar(&f.shuffle, "shuffle", "none", "order of every epoch: "+strings.Join(sampler.ShuffleNames(), ", ")+
+		" (none: the file's order; chunk: shuffled chunks of the file; global: a random permutation; local: each node shuffles its own share)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the shuffles")
+	fs.Var(&f.chunk, "chunk", "--shuffle chunk: bytes of values per chunk")
+	fs.IntVar(&f.chunkWindow, "chunk-window", loader.DefaultChunkWindow, "--shuffle chunk: chunks whose records are shuffled together")
+	fs.StringVar(&f.locality, "locality", "on", "locality-aware assignment for chunk and global: learners first take the records their node holds (on, off)")
+	fs.StringVar(&f.cache, "cache", "auto", "shared memory per node for a cache of the samples it loaded, never evicted: a size, auto (what fits) or 0 (off)")
 }
 
 // options turns the flags into loader options; remainder overrides the flag
@@ -51,7 +67,16 @@ func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, erro
 	}
 	opt := loader.Options{Mode: mode, Batch: f.batch, Epochs: f.epochs, Direct: f.direct, Stagger: f.stagger,
 		Window: int64(f.window), Prefetch: f.prefetch, MaxSpan: int64(f.maxSpan), MaxGap: int64(f.maxGap),
-		IODepth: f.ioDepth}
+		IODepth: f.ioDepth, Seed: f.seed, ChunkBytes: int64(f.chunk), ChunkWindow: f.chunkWindow}
+	if opt.Shuffle, err = sampler.ParseShuffle(f.shuffle); err != nil {
+		return loader.Options{}, usagef("--shuffle: %v", err)
+	}
+	if opt.Locality, err = loader.ParseSwitch(f.locality); err != nil {
+		return loader.Options{}, usagef("--locality %v", err)
+	}
+	if opt.Cache, err = parseCache(f.cache); err != nil {
+		return loader.Options{}, usageError(err)
+	}
 	if remainder != nil {
 		opt.Remainder = *remainder
 	} else if opt.Remainder, err = assign.ParseRemainder(f.remainder); err != nil {
@@ -62,7 +87,7 @@ func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, erro
 		v    int64
 	}{{"batch", int64(f.batch)}, {"epochs", int64(f.epochs)}, {"stagger", int64(f.stagger)},
 		{"window", int64(f.window)}, {"prefetch", int64(f.prefetch)}, {"max-span", int64(f.maxSpan)},
-		{"io-depth", int64(f.ioDepth)}} {
+		{"io-depth", int64(f.ioDepth)}, {"chunk", int64(f.chunk)}, {"chunk-window", int64(f.chunkWindow)}} {
 		if c.v < 1 {
 			return loader.Options{}, usagef("--%s %d: want at least 1", c.name, c.v)
 		}
@@ -75,4 +100,19 @@ func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, erro
 
 func (f *loaderFlags) String() string {
 	return fmt.Sprintf("mode=%s batch=%d", f.mode, f.batch)
+}
+
+// parseCache reads --cache: auto, 0 (off) or a size.
+func parseCache(v string) (int64, error) {
+	switch v {
+	case "auto", "":
+		return 0, nil
+	case "0", "off":
+		return loader.CacheOff, nil
+	}
+	var s sizeFlag
+	if err := s.Set(v); err != nil {
+		return 0, fmt.Errorf("--cache %q: want a size (e.g. 8GiB), auto or 0: %v", v, err)
+	}
+	return int64(s), nil
 }

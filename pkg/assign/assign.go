@@ -71,6 +71,10 @@ func (l Layout) Learners() int {
 // GlobalBatch is Batch x Learners: the records of one round.
 func (l Layout) GlobalBatch() int { return l.Batch * l.Learners() }
 
+// Rounds is the number of rounds an epoch of n positions has, or an error
+// if the layout cannot deliver them.
+func (l Layout) Rounds(n int) (int, error) { return l.check(n) }
+
 // check validates the layout for n positions and returns the number of
 // rounds. Every product is checked before it is formed: the numbers come
 // from users.

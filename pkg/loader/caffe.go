@@ -17,7 +17,7 @@ type caffeReader struct {
 	txn    *lmdb.Txn
 	cur    *lmdb.Cursor
 	pos    int // record under the cursor; -1 before the first
-	plan   *assign.Sequential
+	plan   *assign.Epoch
 	rank   int
 	rounds int
 	epochs int
@@ -26,10 +26,10 @@ type caffeReader struct {
 	batch  Batch
 }
 
-func openCaffe(ds *dataset, opt Options, _ int) (*caffeReader, error) {
+func openCaffe(ds *dataset, opt Options) (*caffeReader, error) {
 	t := opt.Topology
 	// One "node" of all ranks: learner r takes global batches r, r+n, r+2n...
-	plan, err := assign.NewSequential(assign.Layout{Records: ds.Records, Batch: opt.Batch,
+	plan, err := assign.Sequential(identityPositions(ds.Records), assign.Layout{Batch: opt.Batch,
 		NodeSizes: []int{t.Size}, Remainder: opt.Remainder})
 	if err != nil {
 		return nil, err
@@ -61,13 +61,14 @@ func (c *caffeReader) next() (Batch, error) {
 	}
 	b := &c.batch
 	b.Epoch = c.epoch
-	b.Records, b.Keys, b.Values = b.Records[:0], b.Keys[:0], b.Values[:0]
-	for _, r := range c.plan.Batch(c.epoch, 0, c.rank, c.round) {
-		k, v, err := c.seek(r)
+	b.Records, b.Keys, b.Values, b.Labels = b.Records[:0], b.Keys[:0], b.Values[:0], b.Labels[:0]
+	for _, r := range c.plan.Batch(0, c.rank, c.round) {
+		k, v, err := c.seek(int(r))
 		if err != nil {
 			return Batch{}, err
 		}
-		b.Records, b.Keys, b.Values = append(b.Records, r), append(b.Keys, k), append(b.Values, v)
+		b.Records, b.Keys, b.Values = append(b.Records, int(r)), append(b.Keys, k), append(b.Values, v)
+		b.Labels = append(b.Labels, nil)
 	}
 	c.round++
 	return *b, nil

@@ -6,18 +6,21 @@ import (
 
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
-// dataset is what every rank knows about the database after Open.
+// dataset is what every rank knows about the data after Open.
 type dataset struct {
-	Path       string `json:"path"` // the data file (data.mdb)
+	Path       string `json:"path"` // the data file
+	Format     string `json:"format"`
 	Records    int    `json:"records"`
 	ValueBytes int64  `json:"value_bytes"` // sum of value lengths; 0 when unknown (no index)
 	FileSize   int64  `json:"file_size"`
+	Identity   string `json:"identity,omitempty"`
 	IndexFrom  string `json:"index_from,omitempty"`
 
-	index *index.Index // on node leaders, in PROV modes
+	src source.Source // on node readers, in PROV modes
 }
 
 // meanRecord estimates a record's bytes, for sizing windows.
@@ -32,7 +35,7 @@ func (d *dataset) meanRecord() int64 {
 	return max(total/int64(d.Records), 1)
 }
 
-// describe is rank 0's look at the database: it validates the file and, for
+// describe is rank 0's look at the data: it validates the file and, for
 // PROV modes, loads or builds the index.
 func describe(path string, opt Options) (*dataset, error) {
 	dataPath, err := lmdbfmt.DataPath(path)
@@ -52,18 +55,20 @@ func describe(path string, opt Options) (*dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &dataset{Path: dataPath, Records: int(db.Meta().Entries), FileSize: st.Size()}
+	ds := &dataset{Path: dataPath, Format: "lmdb", Records: int(db.Meta().Entries), FileSize: st.Size()}
 	if !opt.Mode.PROV {
 		// The readers of these modes go through liblmdb, which trusts the
 		// file: a damaged page would crash them. One walk of the branch and
 		// leaf pages checks the tree first (it reads no values).
 		return ds, db.Walk(func(lmdbfmt.Record) error { return nil })
 	}
-	ds.index, ds.IndexFrom, err = index.Load(dataPath, opt.Index)
+	idx, from, err := index.Load(dataPath, opt.Index)
 	if err != nil {
 		return nil, err
 	}
-	ds.Records, ds.ValueBytes = ds.index.Len(), ds.index.TotalBytes()
+	ds.src, ds.IndexFrom = idx.Source(dataPath), from
+	info := ds.src.Info()
+	ds.Records, ds.ValueBytes, ds.Identity = ds.src.Len(), info.ValueBytes, info.Identity
 	return ds, nil
 }
 
@@ -86,20 +91,20 @@ func shareDataset(t *topology.Topology, path string, opt Options) (*dataset, err
 		}
 	}
 	if opt.Mode.PROV && t.Leaders != nil {
-		if err := shareIndex(t, ds); err != nil {
+		if err := shareSource(t, ds); err != nil {
 			return nil, err
 		}
 	}
 	return ds, nil
 }
 
-// shareIndex sends the index from rank 0 to every node leader, so no other
+// shareSource sends the index from rank 0 to every node leader, so no other
 // rank walks the tree.
-func shareIndex(t *topology.Topology, ds *dataset) error {
+func shareSource(t *topology.Topology, ds *dataset) error {
 	var blob []byte
 	if t.Rank == 0 {
 		var err error
-		if blob, err = ds.index.MarshalBinary(); err != nil {
+		if blob, err = ds.src.(interface{ MarshalBinary() ([]byte, error) }).MarshalBinary(); err != nil {
 			return err
 		}
 	}
@@ -108,9 +113,11 @@ func shareIndex(t *topology.Topology, ds *dataset) error {
 		return fmt.Errorf("sending the index to node leaders: %w", err)
 	}
 	if t.Rank != 0 {
-		if ds.index, err = index.Unmarshal(blob); err != nil {
+		idx, err := index.Unmarshal(blob)
+		if err != nil {
 			return fmt.Errorf("index received from rank 0: %w", err)
 		}
+		ds.src = idx.Source(ds.Path)
 	}
 	return nil
 }

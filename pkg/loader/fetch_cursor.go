@@ -115,7 +115,7 @@ func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() err
 
 // fetchCopy copies keys and values out of the map into the arena.
 func (f *cursorFetcher) fetchCopy(ctx context.Context, w *window, recs [][]record, size int64) error {
-	base, err := f.arena.alloc(ctx, size, w.ids)
+	base, err := f.arena.alloc(ctx, size, w.roomIDs())
 	if err != nil {
 		return err
 	}
@@ -163,12 +163,13 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 		spans = f.planBatches(ext, first, popt)
 	}
 	size := spansBytes(spans)
-	base, err := f.arena.alloc(ctx, size+keyBytes, w.ids)
+	base, err := f.arena.alloc(ctx, size+keyBytes, w.roomIDs())
 	if err != nil {
 		return err
 	}
-	reads, place := layoutReads(f.rd, f.buf, base, spans)
-	w.reads = reads
+	loads, _ := layoutLoads(f.rd, f.buf, base, spans)
+	place := placements(loads)
+	w.loads = loads
 	keyAt := base + size
 	for i, batch := range recs {
 		for j, r := range batch {
@@ -176,7 +177,7 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 			copy(f.buf[keyAt:], r.key)
 			w.items[i] = append(w.items[i], ring.Item{Record: int64(r.num), Offset: p.offset, Length: p.length,
 				KeyOffset: keyAt, KeyLength: int64(len(r.key))})
-			w.need(i, p.read)
+			w.need(i, p.load)
 			keyAt += int64(len(r.key))
 		}
 	}

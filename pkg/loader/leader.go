@@ -4,51 +4,65 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/assign"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
+	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
 // acceptTimeout bounds how long a node leader waits for its learners to
 // connect; a learner that never comes is a launch problem, not a reason to hang.
 const acceptTimeout = 60 * time.Second
 
-// leader is the node reader: it fetches the node's windows into the arena
-// and tells each learner where its batches are.
+// leader is the node reader: it loads the node's blocks into the arena and
+// the cache, exchanges records with the other node readers, and tells each
+// learner where its batches are.
 type leader struct {
 	opt      Options
 	ds       *dataset
-	sched    schedule
-	seg      *shm.Segment
-	buf      []byte // the arena's bytes in this process
-	arena    *arena
-	server   *ring.Server
-	fetch    fetcher
-	stag     *reader.Stagger
-	stagComm *mpi.Comm // the node readers' communicator for stagger tokens
-	holds    *holdings
+	node     int
+	learners int
 
-	ctx context.Context // the producer's; ended by cancel
+	plan           *runPlan      // PROV modes
+	fetch          fetcher       // cursor modes
+	sched          fixedSchedule // cursor modes
+	rd             *reader.SpanReader
+	seg            *shm.Segment // the arena
+	buf            []byte       // the arena's bytes
+	arena          *arena
+	slot           int64 // arena bytes per window
+	cache          *nodeCache
+	server         *ring.Server
+	stag           *reader.Stagger
+	stagComm       *mpi.Comm // the node readers' communicator for stagger tokens
+	xchg           *exchanger
+	xchgComm       *mpi.Comm
+	guard          guard
+	holds          *holdings
+	stats          *runStats
+	nextID         uint64
+	filledAll      bool
+	pendingDecodes []*decode
 
+	ctx     context.Context    // the producer's; ended by cancel
 	cancel  context.CancelFunc // stops the producer
 	failed  chan error         // the first learner failure, from watch
-	done    chan struct{}      // closed when the producer has ended
-	err     error              // why it ended; set before done is closed
+	done    chan struct{}      // closed when run has ended
+	started atomic.Bool        // run was started
+	err     error              // why run ended; set before done is closed
 	closing atomic.Bool        // Close stopped the producer: not a failure
 }
 
-// fetcher fills windows into the arena: the part of the node reader that
-// differs between modes.
+// fetcher fills windows into the arena in the cursor modes.
 type fetcher interface {
 	// fetch takes arena room for window w and fills in w.items and, when
-	// storage reads remain to be done, w.reads and w.needs. It calls acquire
+	// storage reads remain to be done, w.loads and w.needs. It calls acquire
 	// once, right before it touches storage: staggering waits there for the
 	// node's turn.
 	fetch(ctx context.Context, w *window, acquire func() error) error
@@ -60,52 +74,228 @@ type fetcher interface {
 	close() error
 }
 
-// arenaSize is the shared memory a node needs: Prefetch windows being read
-// ahead plus the one the learners consume.
-func arenaSize(ld *leader) int64 {
-	need := int64(0)
-	for w := 0; w < ld.sched.windows(); w++ {
-		need = max(need, ld.fetch.windowBytes(ld.sched.window(0, w)))
+// newLeader prepares the node reader: its plan, the shared memory and the
+// socket the node's learners connect to. Nothing runs yet. It is
+// collective over the node readers (t.Leaders): every step that one of them
+// may fail is followed by an agreement, so none is left waiting in a later
+// collective for one that failed.
+func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*leader, error) {
+	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: sizes[t.Node], failed: make(chan error, 1),
+		done: make(chan struct{}), holds: newHoldings(sizes[t.Node]), guard: noGuard{}, stats: newRunStats()}
+	ld.ctx, ld.cancel = context.WithCancel(context.Background())
+	readers, err := readersOnHost(t)
+	if err != nil {
+		return nil, err
 	}
-	if need == 0 { // unknown sizes (no index): estimate from the mean record
-		refs := ld.sched.window(0, 0)
-		for _, r := range refs {
-			need += int64(len(r.records)) * ld.ds.meanRecord() * 2
-		}
+	capacity, err := ld.prepare(sizes, readers)
+	if err = agree(t.Leaders, err); err != nil {
+		ld.closeParts()
+		return nil, err
 	}
-	need = roundUp(need+alignment, alignment)
-	return int64(ld.opt.Prefetch+1) * need
+	if err = ld.connectReaders(t, capacity); err == nil {
+		err = ld.openShared(t)
+	}
+	if err = agree(t.Leaders, err); err != nil {
+		ld.closeParts()
+		return nil, err
+	}
+	return ld, nil
 }
 
-// run produces every epoch, then ends. Three parts work at once: the
-// producer plans windows and takes arena room, the I/O workers keep
-// IODepth reads in flight, and the sender hands each batch out as soon as
-// its reads are done. On failure the learners are told why.
+// prepare does what needs no other node: the plan, the data file, the
+// cache's capacity.
+func (ld *leader) prepare(sizes []int, readers int) (capacity int64, err error) {
+	if !ld.opt.Mode.PROV {
+		ld.sched = newFixedSchedule(ld.ds, ld.opt, sizes, ld.node)
+		if ld.sched.err != nil {
+			return 0, ld.sched.err
+		}
+		ld.fetch, err = openCursorFetcher(ld.ds, ld.opt)
+		return 0, err
+	}
+	if ld.plan, err = newRunPlan(ld.ds.src, ld.opt, sizes, ld.node); err != nil {
+		return 0, err
+	}
+	if ld.rd, err = reader.Open(ld.ds.Path, ld.opt.Direct); err != nil {
+		return 0, err
+	}
+	if ld.guard, err = openGuard(ld.ds); err != nil {
+		return 0, err
+	}
+	if err = ld.sizeArena(); err != nil {
+		return 0, err
+	}
+	return ld.cacheCapacity(readers)
+}
+
+// readersOnHost counts the node readers on this host (virtual nodes share
+// one). Collective over t.Leaders.
+func readersOnHost(t *topology.Topology) (int, error) {
+	names, err := t.Leaders.AllgatherBytes([]byte(t.Host))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, h := range names {
+		if string(h) == t.Host {
+			n++
+		}
+	}
+	return max(n, 1), nil
+}
+
+// connectReaders makes the node readers' communicators and tells every node
+// reader the others' cache capacities. Collective over t.Leaders.
+func (ld *leader) connectReaders(t *topology.Topology, capacity int64) error {
+	if ld.plan != nil {
+		all := make([]int64, t.Nodes)
+		mine := make([]int64, t.Nodes)
+		mine[t.Node] = capacity
+		if err := t.Leaders.AllreduceInt64(mine, all, mpi.Sum); err != nil {
+			return err
+		}
+		ld.plan.setCaches(all)
+		ld.cache = newNodeCache(ld.plan.cache, ld.ds.src.Blocks(), ld.ds.src.Decoder() != nil)
+		if ld.exchanges() {
+			comm, err := t.Leaders.Split(0, t.Leaders.Rank())
+			if err != nil {
+				return err
+			}
+			ld.xchgComm, ld.xchg = comm, newExchanger(comm, ld.opt.Prefetch+2)
+		}
+	}
+	if !ld.opt.Mode.STAG {
+		return nil
+	}
+	// Tokens travel on a communicator of this loader's own, so a token left
+	// in flight by a loader that stopped early can never be taken for one
+	// of this loader's.
+	comm, err := t.Leaders.Split(0, t.Leaders.Rank())
+	if err != nil {
+		return err
+	}
+	ld.stagComm = comm
+	s, err := reader.NewStagger(comm, ld.opt.Stagger, ld.ctx.Done())
+	if err != nil {
+		return err
+	}
+	if s.Enabled() {
+		ld.stag = s
+	}
+	return nil
+}
+
+// exchanges reports whether records may cross between nodes: with the
+// world-independent shuffles on more than one node.
+func (ld *leader) exchanges() bool {
+	return ld.plan != nil && ld.plan.sched.Nodes > 1 && !ld.plan.sched.Local
+}
+
+// openShared creates the arena, the cache and the learners' socket.
+func (ld *leader) openShared(t *topology.Topology) error {
+	_, _ = shm.SweepStale("") // segments of crashed runs of earlier versions
+	seg, err := shm.CreateUnnamed(shm.JobID(), ld.arenaBytes())
+	if err != nil {
+		return err
+	}
+	ld.seg, ld.buf, ld.arena = seg, seg.Bytes(), newArena(int64(len(seg.Bytes())))
+	if ld.fetch != nil {
+		ld.fetch.attach(ld.arena, ld.buf)
+	}
+	if ld.cache != nil {
+		if err := ld.cache.open(shm.JobID()); err != nil {
+			return err
+		}
+	}
+	ld.server, err = ring.Listen(ring.SocketName(shm.JobID(), t.Node, os.Getpid()), ld.learners)
+	return err
+}
+
+// arenaBytes is the shared memory of the arena: Prefetch windows being read
+// ahead plus the one the learners consume.
+func (ld *leader) arenaBytes() int64 {
+	if ld.plan == nil {
+		return ld.sched.arenaBytes(ld.fetch, ld.ds, ld.opt)
+	}
+	return int64(ld.opt.Prefetch+1)*roundUp(ld.slot+alignment, alignment) + alignment
+}
+
+// files are the shared-memory segments the learners map, in segment order.
+func (ld *leader) files() []*os.File {
+	files := []*os.File{ld.seg.File()}
+	if ld.cache != nil && ld.cache.seg != nil {
+		files = append(files, ld.cache.seg.File())
+	}
+	return files
+}
+
+// run produces every epoch, then ends. The parts work at once: the producer
+// plans windows and takes arena room, the I/O workers keep IODepth reads
+// in flight, the decoders decode, the exchanger trades records with the
+// other nodes, the releaser passes the storage turn on when a window's
+// reads are done, and the sender hands each batch out as soon as what it
+// needs is there. On failure the learners are told why.
 func (ld *leader) run(ctx context.Context) {
 	defer close(ld.done)
-	ioq := make(chan *spanRead, 256)
+	ioq := make(chan *load, 1024)
+	decq := make(chan *decode, 1024)
+	xq := (chan *exchangeOp)(nil)
 	pending := make(chan *window, ld.opt.Prefetch+1)
-	var workers, sender sync.WaitGroup
+	turns := make(chan *window, ld.opt.Prefetch+2)
+	settle := make(chan *window, ld.opt.Prefetch+2)
+	var workers, helpers sync.WaitGroup
 	for range ld.opt.IODepth {
 		workers.Go(func() {
-			for r := range ioq {
-				r.run(ctx)
+			for l := range ioq {
+				l.run(ctx)
 			}
 		})
 	}
-	var sendErr error
-	sender.Go(func() {
-		if sendErr = ld.send(ctx, pending); sendErr != nil {
+	for range decodeWorkers() {
+		workers.Go(func() {
+			for d := range decq {
+				d.run(ctx)
+			}
+		})
+	}
+	var xchgErr, sendErr, turnErr error
+	if ld.xchg != nil {
+		xq = ld.xchg.ops
+		helpers.Go(func() {
+			if xchgErr = ld.xchg.run(ctx); xchgErr != nil {
+				ld.stop(xchgErr)
+			}
+		})
+	}
+	helpers.Go(func() {
+		if turnErr = ld.passTurns(ctx, turns); turnErr != nil {
+			ld.stop(turnErr)
+		}
+	})
+	helpers.Go(func() { ld.settle(ctx, settle) })
+	helpers.Go(func() {
+		if sendErr = ld.send(ctx, pending, turns, settle); sendErr != nil {
 			ld.stop(sendErr)
 		}
 	})
-	err := ld.produce(ctx, ioq, pending)
-	close(ioq)
+	var err error
+	if ld.plan != nil {
+		err = ld.produceScheduled(ctx, queues{io: ioq, decode: decq, xchg: xq}, pending)
+	} else {
+		err = ld.produceCursor(ctx, ioq, pending)
+	}
 	close(pending)
-	sender.Wait()
+	if xq != nil {
+		close(xq)
+	}
+	helpers.Wait()
+	close(ioq)
+	close(decq)
 	workers.Wait()
-	if err == nil || errors.Is(err, context.Canceled) && sendErr != nil {
-		err = sendErr
+	for _, e := range []error{sendErr, xchgErr, turnErr} {
+		if err == nil || errors.Is(err, context.Canceled) && e != nil {
+			err = e
+		}
 	}
 	ld.err = ld.firstError(err)
 	if ld.err != nil && !ld.closing.Load() {
@@ -113,46 +303,8 @@ func (ld *leader) run(ctx context.Context) {
 	}
 }
 
-// produce fetches the windows of every epoch in order and queues their reads
-// and their hand-out.
-func (ld *leader) produce(ctx context.Context, ioq chan<- *spanRead, pending chan<- *window) error {
-	var nextID uint64
-	no := 0
-	for epoch := 0; epoch < ld.opt.Epochs; epoch++ {
-		for i := 0; i < ld.sched.windows(); i++ {
-			w := &window{epoch: epoch, no: no, batches: ld.sched.window(epoch, i), released: make(chan struct{})}
-			no++
-			w.ids = make([]uint64, len(w.batches))
-			for j := range w.ids {
-				nextID++
-				w.ids[j] = nextID
-			}
-			w.items, w.needs = make([][]ring.Item, len(w.batches)), make([][]*spanRead, len(w.batches))
-			if err := ld.fetch.fetch(ctx, w, ld.acquire(w.no)); err != nil {
-				return err
-			}
-			for _, r := range w.reads {
-				if err := sendCtx(ctx, ioq, r); err != nil {
-					return err
-				}
-			}
-			if err := sendCtx(ctx, pending, w); err != nil {
-				return err
-			}
-			if ld.stag != nil { // the next turn on storage comes after this one is passed on
-				select {
-				case <-w.released:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-		}
-		if err := sendCtx(ctx, pending, &window{epoch: epoch, endOfEpoch: true}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// decodeWorkers is the number of goroutines decoding blocks.
+func decodeWorkers() int { return max(2, runtimeCPUs()) }
 
 // acquire returns the function that waits for the node's turn on storage
 // for window no.
@@ -168,12 +320,66 @@ func (ld *leader) acquire(no int) func() error {
 	}
 }
 
-// send hands out each window's batches, each as soon as the reads it needs
-// are done, then passes the storage turn on.
-func (ld *leader) send(ctx context.Context, pending <-chan *window) error {
+// waitTurnPassed waits, with staggering, until window w's storage turn was
+// passed on: the next turn comes after it.
+func (ld *leader) waitTurnPassed(ctx context.Context, w *window) error {
+	if ld.stag == nil {
+		return nil
+	}
+	select {
+	case <-w.released:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// passTurns passes each window's storage turn on once its reads are done,
+// whatever the learners and the exchange do: another node's exchange of
+// this window may wait for that node's reads, which wait for this turn.
+func (ld *leader) passTurns(ctx context.Context, turns <-chan *window) error {
+	for w := range turns {
+		if ld.stag == nil {
+			continue
+		}
+		for _, l := range w.loads {
+			if err := l.wait(ctx); err != nil {
+				return err
+			}
+		}
+		if err := ld.stag.Release(w.no); err != nil {
+			return fmt.Errorf("passing the storage token: %w", err)
+		}
+		close(w.released)
+	}
+	return nil
+}
+
+// settle frees each window's own hold on its arena room once its reads and
+// its exchange are done.
+func (ld *leader) settle(ctx context.Context, windows <-chan *window) {
+	for w := range windows {
+		for _, l := range w.loads {
+			if l.wait(ctx) != nil {
+				return
+			}
+		}
+		if w.xchg != nil && w.xchg.wait(ctx) != nil {
+			return
+		}
+		ld.release(w.hold)
+	}
+}
+
+// send hands out each window's batches, each as soon as what it needs is
+// there, and queues the window for its storage turn to be passed on and
+// its room to be settled.
+func (ld *leader) send(ctx context.Context, pending <-chan *window, turns, settle chan<- *window) error {
+	defer close(turns)
+	defer close(settle)
 	for w := range pending {
 		if w.endOfEpoch {
-			for local := 0; local < ld.sched.learners; local++ {
+			for local := 0; local < ld.learners; local++ {
 				err := ld.server.Send(local, ring.EndOfEpoch{Epoch: uint32(w.epoch)})
 				if err != nil && !errors.Is(err, ring.ErrPeerClosed) {
 					return err
@@ -181,26 +387,21 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window) error {
 			}
 			continue
 		}
+		if err := sendCtx(ctx, turns, w); err != nil {
+			return err
+		}
+		if err := sendCtx(ctx, settle, w); err != nil {
+			return err
+		}
 		for i, b := range w.batches {
-			for _, r := range w.needs[i] {
-				if err := r.wait(ctx); err != nil {
+			for _, c := range w.needs[i] {
+				if err := c.wait(ctx); err != nil {
 					return err
 				}
 			}
 			if err := ld.sendBatch(b.local, ring.Batch{ID: w.ids[i], Epoch: uint32(w.epoch), Items: w.items[i]}); err != nil {
 				return err
 			}
-		}
-		if ld.stag != nil {
-			for _, r := range w.reads {
-				if err := r.wait(ctx); err != nil {
-					return err
-				}
-			}
-			if err := ld.stag.Release(w.no); err != nil {
-				return fmt.Errorf("passing the storage token: %w", err)
-			}
-			close(w.released)
 		}
 	}
 	return nil
@@ -281,6 +482,19 @@ func (ld *leader) stop(err error) {
 	ld.cancel()
 }
 
+// stopAgreed reports whether the node readers agreed to stop early.
+func (ld *leader) stopAgreed() bool {
+	if ld.xchg == nil {
+		return false
+	}
+	select {
+	case <-ld.xchg.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
 // firstError prefers a learner's failure, which is usually why producing
 // stopped, over the producer's own symptom of it.
 func (ld *leader) firstError(err error) error {
@@ -303,23 +517,34 @@ func (ld *leader) firstError(err error) error {
 	return err
 }
 
-// close waits until every learner of the node is done with the arena, stops
-// the producer if it is still running (the learners stopped early), and
-// frees the leader's resources.
+// start runs the node reader.
+func (ld *leader) start() {
+	ld.started.Store(true)
+	go ld.watch()
+	go ld.run(ld.ctx)
+}
+
+// close waits until every learner of the node is done with the shared
+// memory, stops the producer if it is still running (the learners stopped
+// early) and frees the leader's resources. A node reader that never
+// started (Open failed) only frees them.
 func (ld *leader) close(ctx context.Context) error {
+	if !ld.started.Load() {
+		return ld.closeParts()
+	}
 	waitErr := ld.server.WaitLearners(ctx)
 	ld.closing.Store(true)
-	ld.cancel()
+	ld.stopEarly(ctx)
 	<-ld.done
 	err := ld.err
 	if ld.stag != nil {
 		// Stopped before the end: the other node readers must not wait for
 		// turns this one will never take.
-		if e := ld.stag.Abandon(ld.opt.Epochs * ld.sched.windows()); e != nil && err == nil {
+		if e := ld.stag.Abandon(ld.turns()); e != nil && err == nil {
 			err = e
 		}
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, reader.ErrStopped) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, reader.ErrStopped) || errors.Is(err, errStopped) {
 		err = nil // stopped by us, after every learner had finished
 	}
 	if waitErr != nil && err == nil {
@@ -331,15 +556,76 @@ func (ld *leader) close(ctx context.Context) error {
 	return err
 }
 
+// stopEarly ends the producer once the learners have gone. Without an
+// exchange it stops at once. With one, the other node readers may be
+// waiting in this window's exchange: this node says in its next exchange
+// that it stops, and every node reader stops after that exchange.
+func (ld *leader) stopEarly(ctx context.Context) {
+	if ld.xchg == nil {
+		ld.cancel()
+		return
+	}
+	ld.xchg.closing.Store(true)
+	select {
+	case <-ld.done:
+	case <-ld.xchg.stopped:
+	case <-ctx.Done():
+	}
+	ld.cancel()
+}
+
+// turns is the number of storage turns of the whole run.
+func (ld *leader) turns() int {
+	if ld.plan == nil {
+		return ld.opt.Epochs * ld.sched.windows()
+	}
+	return ld.plan.turns(ld.slot)
+}
+
 // closeParts frees what newLeader made.
 func (ld *leader) closeParts() error {
 	var err error
-	for _, closer := range []func() error{ld.server.Close, ld.fetch.close, ld.seg.Close, ld.freeStagComm} {
+	for _, closer := range []func() error{ld.closeServer, ld.closeFetch, ld.closeArena, ld.closeCache,
+		ld.guard.close, ld.freeStagComm, ld.freeXchgComm} {
 		if e := closer(); e != nil && err == nil {
 			err = e
 		}
 	}
 	return err
+}
+
+func (ld *leader) closeServer() error {
+	if ld.server == nil {
+		return nil
+	}
+	return ld.server.Close()
+}
+
+func (ld *leader) closeFetch() error {
+	var err error
+	if ld.fetch != nil {
+		err = ld.fetch.close()
+	}
+	if ld.rd != nil {
+		if e := ld.rd.Close(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+func (ld *leader) closeArena() error {
+	if ld.seg == nil {
+		return nil
+	}
+	return ld.seg.Close()
+}
+
+func (ld *leader) closeCache() error {
+	if ld.cache == nil {
+		return nil
+	}
+	return ld.cache.close()
 }
 
 // freeStagComm drops the token communicator without MPI_Comm_free when
@@ -358,75 +644,11 @@ func (ld *leader) freeStagComm() error {
 	return err
 }
 
-// newLeader prepares the node reader: its fetcher, the shared-memory arena
-// and the socket the node's learners connect to. Nothing runs yet.
-func newLeader(ds *dataset, plan *assign.Sequential, opt Options, maxLearners int) (*leader, error) {
-	t := opt.Topology
-	ld := &leader{opt: opt, ds: ds, failed: make(chan error, 1), done: make(chan struct{}), holds: newHoldings(t.LocalSize)}
-	ld.ctx, ld.cancel = context.WithCancel(context.Background())
-	ld.sched = newSchedule(plan, t.Node, t.LocalSize, ds, opt, maxLearners)
-	if opt.Mode.STAG && t.Leaders != nil {
-		// Tokens travel on a communicator of this loader's own, so a token
-		// left in flight by a loader that stopped early can never be taken
-		// for one of this loader's. It is made first: Split is collective
-		// over the node readers, and a reader failing below must not leave
-		// the others waiting in it.
-		stagComm, err := t.Leaders.Split(0, t.Leaders.Rank())
-		if err != nil {
-			return nil, err
-		}
-		ld.stagComm = stagComm
-		s, err := reader.NewStagger(stagComm, opt.Stagger, ld.ctx.Done())
-		if err != nil {
-			ld.freeStagComm()
-			return nil, err
-		}
-		if s.Enabled() {
-			ld.stag = s
-		}
+func (ld *leader) freeXchgComm() error {
+	if ld.xchgComm == nil {
+		return nil
 	}
-	var err error
-	if ld.fetch, err = newFetcher(ds, opt); err != nil {
-		ld.freeStagComm()
-		return nil, err
-	}
-	if err := ld.openArena(); err != nil {
-		ld.fetch.close()
-		ld.freeStagComm()
-		return nil, err
-	}
-	ld.server, err = ring.Listen(ring.SocketName(shm.JobID(), t.Node, os.Getpid()), t.LocalSize)
-	if err != nil {
-		ld.fetch.close()
-		ld.seg.Unlink()
-		ld.seg.Close()
-		ld.freeStagComm()
-		return nil, err
-	}
-	return ld, nil
-}
-
-func newFetcher(ds *dataset, opt Options) (fetcher, error) {
-	if !opt.Mode.PROV {
-		return openCursorFetcher(ds, opt)
-	}
-	rd, err := reader.Open(ds.Path, opt.Direct)
-	if err != nil {
-		return nil, err
-	}
-	return &provFetcher{idx: ds.index, rd: rd, opt: opt}, nil
-}
-
-// openArena creates the node's shared-memory arena, after removing segments
-// that crashed runs left behind.
-func (ld *leader) openArena() error {
-	_, _ = shm.SweepStale("")
-	size := arenaSize(ld)
-	seg, err := shm.Create(shm.Name(shm.JobID(), fmt.Sprintf("node%d", ld.opt.Topology.Node)), size)
-	if err != nil {
-		return err
-	}
-	ld.seg, ld.buf, ld.arena = seg, seg.Bytes(), newArena(size)
-	ld.fetch.attach(ld.arena, ld.buf)
-	return nil
+	err := ld.xchgComm.Free()
+	ld.xchgComm = nil
+	return err
 }

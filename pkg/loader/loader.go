@@ -2,55 +2,77 @@ package loader
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
-// Batch is one learner's next records. Keys and Values are views into shared
-// memory (or, in the lmdb mode, into liblmdb's map): they are valid until the
-// learner's next call to Next or Close, and must not be written.
+// Batch is one learner's next records. Keys, Values and Labels are views
+// into shared memory (or, in the lmdb mode, into liblmdb's map): they are
+// valid until the learner's next call to Next or Close, and must not be
+// written.
 type Batch struct {
 	Epoch   int
-	Records []int // record numbers in the database's order
+	Records []int // record numbers in the dataset's order
 	Keys    [][]byte
 	Values  [][]byte
+	Labels  [][]byte // empty views when the dataset has no labels
 }
 
 // Loader delivers one learner's batches. It is used by one goroutine.
 type Loader struct {
 	opt   Options
 	ds    *dataset
-	plan  *assign.Sequential
+	sizes []int // learners per node
+	cfg   runConfig
 	epoch int // the epoch Next is in
+	done  int // batches received in this epoch
 
 	// learner side, LMM modes
-	seg     *shm.Segment
-	client  *ring.Client
-	held    uint64 // batch to release on the next call; 0 for none
-	batch   Batch  // reused between calls
-	lead    *leader
-	caffe   *caffeReader
-	closed  bool
-	opening context.CancelFunc
+	segs   []*shm.Segment // by segment number: the arena, the cache
+	client *ring.Client
+	held   uint64 // batch to release on the next call; 0 for none
+	batch  Batch  // reused between calls
+	lead   *leader
+	caffe  *caffeReader
+	closed bool
+}
+
+// runConfig is what a node reader tells its learners in Welcome.
+type runConfig struct {
+	Rounds      int `json:"rounds"`       // batches per learner in a whole epoch
+	FirstEpoch  int `json:"first_epoch"`  // the epoch the run starts in
+	FirstRounds int `json:"first_rounds"` // batches per learner left in it
+	FirstDone   int `json:"first_done"`   // global batches of it delivered before this run
 }
 
 // Open opens the dataset at path (an LMDB directory or its data.mdb) for
 // every rank of opt.Topology. It is collective: every rank calls it with the
-// same path and options, and every rank gets an error if any rank failed.
+// same path and options — the ranks check that they agree — and every rank
+// gets an error if any rank failed.
 func Open(path string, opt Options) (*Loader, error) {
-	if err := opt.setDefaults(); err != nil {
-		return nil, err
+	if opt.Topology == nil {
+		return nil, fmt.Errorf("loader: Options.Topology is required")
 	}
 	t := opt.Topology
+	if err := agree(t.World, opt.setDefaults()); err != nil {
+		return nil, err
+	}
+	settings := append([][2]string{{"path", path}}, opt.settings()...)
+	if err := agreeSettings(t.World, settings); err != nil {
+		return nil, err
+	}
+	if err := agree(t.World, checkThreads(t, opt)); err != nil {
+		return nil, err
+	}
 	ds, err := shareDataset(t, path, opt)
 	if err != nil {
 		return nil, err
@@ -59,21 +81,35 @@ func Open(path string, opt Options) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loader{opt: opt, ds: ds}
+	if opt.Resume != nil {
+		if err := opt.Resume.check(ds, opt, sizes); err != nil {
+			return nil, err // the same on every rank
+		}
+	}
+	l := &Loader{opt: opt, ds: ds, sizes: sizes}
 	if opt.Mode.Caffe {
-		l.caffe, err = openCaffe(ds, opt, len(sizes))
+		l.caffe, err = openCaffe(ds, opt)
 		if err == nil {
-			l.plan = l.caffe.plan
+			l.cfg = runConfig{Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds}
 		}
 		return l.afterOpen(agree(t.World, err))
 	}
-	l.plan, err = assign.NewSequential(assign.Layout{Records: ds.Records, Batch: opt.Batch,
-		NodeSizes: sizes, Remainder: opt.Remainder})
-	if err != nil {
-		return nil, err // the same on every rank
-	}
 	err = l.connect(sizes)
 	return l.afterOpen(agree(t.World, err))
+}
+
+// checkThreads refuses a run whose node readers would call MPI from several
+// goroutines (stagger tokens, exchanges) under an MPI that does not allow
+// it.
+func checkThreads(t *topology.Topology, opt Options) error {
+	if t.Nodes < 2 || mpi.Provided() >= mpi.ThreadMultiple {
+		return nil
+	}
+	if opt.Mode.STAG && opt.Stagger < t.Nodes || opt.Shuffle.WorldIndependent() {
+		return fmt.Errorf("%w: MPI provides %v, and the node readers of %d nodes call MPI from several threads: initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)",
+			ErrBadOption, mpi.Provided(), t.Nodes)
+	}
+	return nil
 }
 
 func (l *Loader) afterOpen(err error) (*Loader, error) {
@@ -81,9 +117,9 @@ func (l *Loader) afterOpen(err error) (*Loader, error) {
 		l.Close()
 		return nil, err
 	}
+	l.epoch = l.cfg.FirstEpoch
 	if l.lead != nil {
-		go l.lead.watch()
-		go l.lead.run(l.lead.ctx)
+		l.lead.start()
 	}
 	return l, nil
 }
@@ -105,63 +141,99 @@ func nodeSizes(t *topology.Topology) ([]int, error) {
 	return sizes, nil
 }
 
-// connect sets up the node: the leader creates the arena and the socket,
-// the learners map the one and dial the other.
+// connect sets up the node: the leader prepares the node reader, every
+// local rank connects to it and maps the shared memory it passes.
 func (l *Loader) connect(sizes []int) error {
 	t := l.opt.Topology
-	type nodeInfo struct {
-		Segment string `json:"segment"`
-		Socket  string `json:"socket"`
-	}
-	var info nodeInfo
+	var socket string
 	var err error
-	accepted := make(chan error, 1)
+	welcomed := make(chan error, 1)
 	if t.Leader() {
-		maxLearners := 0
-		for _, s := range sizes {
-			maxLearners = max(maxLearners, s)
-		}
-		l.lead, err = newLeader(l.ds, l.plan, l.opt, maxLearners)
+		l.lead, err = newLeader(t, l.ds, l.opt, sizes)
 		if err == nil {
-			info = nodeInfo{Segment: l.lead.seg.Name(), Socket: l.lead.server.Name()}
-			go func() { accepted <- l.lead.server.Accept(context.Background(), acceptTimeout) }()
+			socket = l.lead.server.Name()
+			go func() { welcomed <- l.lead.welcome(acceptTimeout) }()
 		}
 	}
-	payload, err := bcastStatus(t.Local, 0, t.Rank-t.LocalRank, err, info)
+	payload, err := bcastStatus(t.Local, 0, t.Rank-t.LocalRank, err, socket)
 	if err != nil {
 		return err
 	}
 	if !t.Leader() {
-		if err := jsonUnmarshal(payload, &info); err != nil {
+		if err := jsonUnmarshal(payload, &socket); err != nil {
 			return err
 		}
 	}
-	if err = l.join(info.Segment, info.Socket); err == nil && t.Leader() {
-		err = <-accepted
+	err = l.attach(socket, t.LocalRank)
+	if t.Leader() && err == nil {
+		err = <-welcomed
 	}
-	if err = agree(t.Local, err); err != nil {
+	return agree(t.Local, err)
+}
+
+// attach connects learner local to the node reader listening on socket and
+// maps the shared memory it passes in Welcome.
+func (l *Loader) attach(socket string, local int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), acceptTimeout)
+	defer cancel()
+	var err error
+	if l.client, err = ring.Dial(ctx, socket, local); err != nil {
 		return err
 	}
-	if t.Leader() {
-		// Every local process has the arena mapped: remove its name now, so
-		// nothing is left in /dev/shm however the job ends.
-		return l.lead.seg.Unlink()
+	w, files, err := l.client.Welcome(ctx)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(w.Config, &l.cfg); err != nil {
+		for _, f := range files {
+			f.Close()
+		}
+		return fmt.Errorf("loader: the node reader's welcome: %w", err)
+	}
+	for i, f := range files {
+		seg, err := shm.OpenFile(f)
+		if err != nil {
+			for _, g := range files[i+1:] {
+				g.Close()
+			}
+			return err
+		}
+		l.segs = append(l.segs, seg)
 	}
 	return nil
 }
 
-// join maps the node's arena and connects to the node reader.
-func (l *Loader) join(segment, socket string) error {
-	var err error
-	if l.lead != nil {
-		l.seg = l.lead.seg
-	} else if l.seg, err = shm.Open(segment); err != nil {
+// welcome accepts the node's learners and sends each the run's config and
+// the shared memory.
+func (ld *leader) welcome(timeout time.Duration) error {
+	if err := ld.server.Accept(context.Background(), timeout); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), acceptTimeout)
-	defer cancel()
-	l.client, err = ring.Dial(ctx, socket, l.opt.Topology.LocalRank)
-	return err
+	cfg, err := json.Marshal(ld.config())
+	if err != nil {
+		return err
+	}
+	for local := range ld.learners {
+		if err := ld.server.Welcome(local, ring.Welcome{Config: cfg}, ld.files()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// config is what the learners need to know of the run.
+func (ld *leader) config() runConfig {
+	if ld.plan == nil {
+		r := ld.sched.plan.Rounds()
+		return runConfig{Rounds: r, FirstRounds: r}
+	}
+	p := ld.plan
+	c := runConfig{FirstRounds: p.first.ep.Rounds() - p.first.from}
+	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
+	if r := p.resume; r != nil {
+		c.FirstEpoch, c.FirstDone = r.Epoch, r.GlobalBatches
+	}
+	return c
 }
 
 // Next returns the learner's next batch, or io.EOF at the end of an epoch.
@@ -189,39 +261,73 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	}
 	switch m := m.(type) {
 	case ring.Batch:
+		l.done++
 		return l.views(m)
 	case ring.EndOfEpoch:
 		l.epoch++
+		l.done = 0
 		return Batch{}, io.EOF
 	default:
 		return Batch{}, fmt.Errorf("loader: node reader sent %v", m.Type())
 	}
 }
 
-// views turns a batch descriptor into views of the arena.
+// views turns a batch descriptor into views of the shared memory.
 func (l *Loader) views(m ring.Batch) (Batch, error) {
-	arena := l.seg.Bytes()
+	arena := l.segs[segArena].Bytes()
 	b := &l.batch
 	b.Epoch = int(m.Epoch)
-	b.Records, b.Keys, b.Values = b.Records[:0], b.Keys[:0], b.Values[:0]
+	b.Records, b.Keys, b.Values, b.Labels = b.Records[:0], b.Keys[:0], b.Values[:0], b.Labels[:0]
 	for _, it := range m.Items {
-		if it.Offset+it.Length > int64(len(arena)) || it.KeyOffset+it.KeyLength > int64(len(arena)) {
-			return Batch{}, fmt.Errorf("loader: batch %d places record %d outside the arena", m.ID, it.Record)
+		if int(it.Segment) >= len(l.segs) {
+			return Batch{}, fmt.Errorf("loader: batch %d places record %d in segment %d of %d", m.ID, it.Record, it.Segment, len(l.segs))
+		}
+		seg := l.segs[it.Segment].Bytes()
+		if it.Offset+it.Length > int64(len(seg)) || it.KeyOffset+it.KeyLength > int64(len(arena)) ||
+			it.LabelOffset+it.LabelLength > int64(len(arena)) {
+			return Batch{}, fmt.Errorf("loader: batch %d places record %d outside the shared memory", m.ID, it.Record)
 		}
 		b.Records = append(b.Records, int(it.Record))
-		b.Keys = append(b.Keys, arena[it.KeyOffset:it.KeyOffset+it.KeyLength:it.KeyOffset+it.KeyLength])
-		b.Values = append(b.Values, arena[it.Offset:it.Offset+it.Length:it.Offset+it.Length])
+		b.Keys = append(b.Keys, view(arena, it.KeyOffset, it.KeyLength))
+		b.Values = append(b.Values, view(seg, it.Offset, it.Length))
+		b.Labels = append(b.Labels, view(arena, it.LabelOffset, it.LabelLength))
 	}
 	l.held = m.ID
 	return *b, nil
 }
 
+func view(b []byte, off, n int64) []byte { return b[off : off+n : off+n] }
+
 // Records is the number of records in the dataset.
 func (l *Loader) Records() int { return l.ds.Records }
 
-// Rounds is the number of batches every learner gets per epoch.
+// Rounds is the number of batches every learner gets in the epoch Next is
+// in (a resumed epoch has only the rest).
 func (l *Loader) Rounds() int {
-	return l.plan.Rounds()
+	if l.epoch == l.cfg.FirstEpoch {
+		return l.cfg.FirstRounds
+	}
+	return l.cfg.Rounds
+}
+
+// Epoch is the epoch Next is in.
+func (l *Loader) Epoch() int { return l.epoch }
+
+// State returns where the run is, to continue it later with
+// Options.Resume: the epoch Next is in and the global batches of it this
+// learner has received (every learner receives one batch of each). Every
+// learner of a job returns the same State at the same step.
+func (l *Loader) State() State {
+	done, rounds := l.done, l.cfg.Rounds
+	if l.epoch == l.cfg.FirstEpoch {
+		done += l.cfg.FirstDone
+		rounds = l.cfg.FirstDone + l.cfg.FirstRounds
+	}
+	if done >= rounds {
+		// Every batch of the epoch was received: the next is where to go on.
+		return stateAt(l.ds, l.opt, l.sizes, l.epoch+1, 0)
+	}
+	return stateAt(l.ds, l.opt, l.sizes, l.epoch, done)
 }
 
 // IndexFrom says where the index came from (rank 0 only; "" elsewhere or
@@ -231,23 +337,43 @@ func (l *Loader) IndexFrom() string { return l.ds.IndexFrom }
 // ArenaBytes is the size of the node's shared-memory arena (0 in the lmdb
 // mode, which has none).
 func (l *Loader) ArenaBytes() int64 {
-	if l.seg == nil {
+	if len(l.segs) == 0 {
 		return 0
 	}
-	return int64(len(l.seg.Bytes()))
+	return int64(len(l.segs[segArena].Bytes()))
+}
+
+// CacheBytes is the size of the node's cache (0 without one).
+func (l *Loader) CacheBytes() int64 {
+	if len(l.segs) <= segCache {
+		return 0
+	}
+	return int64(len(l.segs[segCache].Bytes()))
 }
 
 // Stats are the reads that reached storage on this rank.
 func (l *Loader) Stats() reader.Stats {
-	if l.lead != nil {
+	switch {
+	case l.lead == nil:
+		return reader.Stats{}
+	case l.lead.fetch != nil:
 		return l.lead.fetch.stats()
 	}
-	return reader.Stats{}
+	return l.lead.rd.Stats()
+}
+
+// EpochStats are epoch's figures on this rank: non-zero on node readers
+// only. Sum them over the ranks for the job's.
+func (l *Loader) EpochStats(epoch int) EpochStats {
+	if l.lead == nil {
+		return EpochStats{}
+	}
+	return l.lead.stats.get(epoch)
 }
 
 // Close ends the learner's part. On a node leader it waits until the node
 // reader has finished and every learner of the node has closed, so the
-// arena is never taken away from a learner still reading it.
+// shared memory is never taken away from a learner still reading it.
 func (l *Loader) Close() error {
 	if l.closed {
 		return nil
@@ -266,8 +392,9 @@ func (l *Loader) Close() error {
 		if e := l.lead.close(ctx); e != nil {
 			err = e
 		}
-	} else if l.seg != nil {
-		if e := l.seg.Close(); e != nil && err == nil {
+	}
+	for _, s := range l.segs {
+		if e := s.Close(); e != nil && err == nil {
 			err = e
 		}
 	}

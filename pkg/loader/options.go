@@ -2,76 +2,181 @@ package loader
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
 // Options configure a Loader. The zero value of every field but Topology
-// means its default.
+// means its default; the CLI's flags share these defaults.
 type Options struct {
 	Topology  *topology.Topology // the job; required
 	Mode      Mode               // zero value: DefaultMode
-	Batch     int                // records per batch; default 64
-	Remainder assign.Remainder   // what happens to records that do not fill a round
+	Batch     int                // records per learner batch; default DefaultBatch
+	Remainder assign.Remainder   // records that do not fill a round; default Pad (none dropped)
 	Epochs    int                // epochs to deliver; default 1
 
+	Shuffle     sampler.Shuffle // the order of every epoch; default None (the file's order)
+	Seed        uint64          // seed of the shuffles
+	ChunkBytes  int64           // Chunk: bytes of values per chunk; default DefaultChunkBytes
+	ChunkWindow int             // Chunk: chunks permuted together; default DefaultChunkWindow
+	Locality    Switch          // locality-aware assignment for Chunk and Global; default on
+
+	// Cache is the bytes of shared memory each node keeps the samples it
+	// loaded in, never evicting: 0 picks what fits in free shared memory and
+	// node memory with headroom (capped at what the node owns), CacheOff
+	// turns it off.
+	Cache int64
+	// Resume continues the run a State describes: the records of its epoch
+	// not yet delivered, then the epochs after it.
+	Resume *State
+
 	Direct   bool  // read with O_DIRECT (bypasses the page cache)
-	Stagger  int   // node readers on storage at once with STAG; default 1
-	Window   int64 // bytes a node reads per window with COAL; default 64 MiB
-	Prefetch int   // windows read ahead of the learners; default 2
-	MaxSpan  int64 // largest single read; default 16 MiB
-	MaxGap   int64 // unneeded bytes read through to merge two reads; default 1 MiB
-	IODepth  int   // reads in flight per node reader; default 4
+	Stagger  int   // node readers on storage at once with STAG; default DefaultStagger
+	Window   int64 // bytes a node reads per window with COAL; default DefaultWindow
+	Prefetch int   // windows read ahead of the learners; default DefaultPrefetch
+	MaxSpan  int64 // largest single read; default DefaultMaxSpan
+	MaxGap   int64 // unneeded bytes read through to merge two reads; default DefaultMaxGap
+	IODepth  int   // reads in flight per node reader; default DefaultIODepth
 
 	Index index.LoadOptions // where the index sidecar may be kept
 }
 
+// Switch is an option that is on unless turned off; the zero value is on.
+type Switch int8
+
+// Switch values.
 const (
-	defaultBatch    = 64
-	defaultWindow   = 64 << 20
-	defaultPrefetch = 2
-	defaultMaxSpan  = 16 << 20
-	defaultMaxGap   = 1 << 20
-	defaultIODepth  = 4
-	alignment       = 4096 // O_DIRECT and page alignment of arena regions
+	On  Switch = 0
+	Off Switch = 1
+)
+
+// CacheOff as Options.Cache turns the node cache off.
+const CacheOff = -1
+
+// Defaults, shared by the Go API and the command line.
+const (
+	DefaultBatch       = 64
+	DefaultStagger     = 4
+	DefaultWindow      = 64 << 20
+	DefaultPrefetch    = 2
+	DefaultMaxSpan     = 16 << 20
+	DefaultMaxGap      = 1 << 20
+	DefaultIODepth     = 4
+	DefaultChunkBytes  = 64 << 20
+	DefaultChunkWindow = 8
+)
+
+// alignment is the O_DIRECT and page alignment of shared-memory regions.
+const alignment = 4096
+
+// Limits on option values: beyond them a value is a mistake, and arithmetic
+// on it could overflow.
+const (
+	maxEpochs   = 1 << 24
+	maxPrefetch = 64
+	maxIODepth  = 1024
+	maxBytes    = 1 << 40 // window, spans, gaps, chunks
 )
 
 func (o *Options) setDefaults() error {
 	if o.Topology == nil {
 		return fmt.Errorf("loader: Options.Topology is required")
 	}
-	def := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def64 := func(v *int64, d int64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
 	if o.Mode == (Mode{}) {
 		o.Mode = DefaultMode
 	}
-	def(&o.Batch, defaultBatch)
-	def(&o.Epochs, 1)
-	def(&o.Stagger, 1)
-	def(&o.Prefetch, defaultPrefetch)
-	def(&o.IODepth, defaultIODepth)
-	def64(&o.Window, defaultWindow)
-	def64(&o.MaxSpan, defaultMaxSpan)
-	def64(&o.MaxGap, defaultMaxGap)
-	for _, c := range []struct {
-		name string
-		v    int64
-	}{{"batch", int64(o.Batch)}, {"epochs", int64(o.Epochs)}, {"stagger", int64(o.Stagger)},
-		{"prefetch", int64(o.Prefetch)}, {"io-depth", int64(o.IODepth)}, {"window", o.Window},
-		{"max-span", o.MaxSpan}, {"max-gap", o.MaxGap + 1}} {
-		if c.v < 1 {
-			return fmt.Errorf("%w: --%s must be at least 1", ErrBadOption, c.name)
+	for _, d := range []struct {
+		v *int
+		d int
+	}{{&o.Batch, DefaultBatch}, {&o.Epochs, 1}, {&o.Stagger, DefaultStagger}, {&o.Prefetch, DefaultPrefetch},
+		{&o.IODepth, DefaultIODepth}, {&o.ChunkWindow, DefaultChunkWindow}} {
+		if *d.v == 0 {
+			*d.v = d.d
 		}
 	}
+	for _, d := range []struct {
+		v *int64
+		d int64
+	}{{&o.Window, DefaultWindow}, {&o.MaxSpan, DefaultMaxSpan}, {&o.MaxGap, DefaultMaxGap}, {&o.ChunkBytes, DefaultChunkBytes}} {
+		if *d.v == 0 {
+			*d.v = d.d
+		}
+	}
+	return o.check()
+}
+
+// check range-checks every number, so no later arithmetic overflows.
+func (o *Options) check() error {
+	for _, c := range []struct {
+		name     string
+		v        int64
+		min, max int64
+	}{
+		{"batch", int64(o.Batch), 1, math.MaxInt32},
+		{"epochs", int64(o.Epochs), 1, maxEpochs},
+		{"stagger", int64(o.Stagger), 1, math.MaxInt32},
+		{"prefetch", int64(o.Prefetch), 1, maxPrefetch},
+		{"io-depth", int64(o.IODepth), 1, maxIODepth},
+		{"window", o.Window, 1, maxBytes},
+		{"max-span", o.MaxSpan, 1, maxBytes},
+		{"max-gap", o.MaxGap, 0, maxBytes},
+		{"chunk", o.ChunkBytes, 1, maxBytes},
+		{"chunk-window", int64(o.ChunkWindow), 1, math.MaxInt32},
+		{"cache", o.Cache, CacheOff, maxBytes * 1024},
+	} {
+		if c.v < c.min || c.v > c.max {
+			return fmt.Errorf("%w: --%s %d: want %d to %d", ErrBadOption, c.name, c.v, c.min, c.max)
+		}
+	}
+	if o.Shuffle < sampler.None || o.Shuffle > sampler.Local {
+		return fmt.Errorf("%w: shuffle %d", ErrBadOption, o.Shuffle)
+	}
+	if o.Remainder < assign.Pad || o.Remainder > assign.Keep {
+		return fmt.Errorf("%w: remainder %d", ErrBadOption, o.Remainder)
+	}
+	if !o.Mode.PROV && (o.Shuffle != sampler.None || o.Resume != nil) {
+		return fmt.Errorf("%w: --mode %v reads by cursor, in the database's order: it has no --shuffle and no --resume (use the default mode)",
+			ErrBadOption, o.Mode)
+	}
 	return nil
+}
+
+// settings lists every option that all ranks must agree on, by its
+// command-line name, for the agreement at Open.
+func (o *Options) settings() [][2]string {
+	s := [][2]string{
+		{"mode", o.Mode.String()}, {"batch", fmt.Sprint(o.Batch)}, {"remainder", o.Remainder.String()},
+		{"epochs", fmt.Sprint(o.Epochs)}, {"shuffle", o.Shuffle.String()}, {"seed", fmt.Sprint(o.Seed)},
+		{"chunk", fmt.Sprint(o.ChunkBytes)}, {"chunk-window", fmt.Sprint(o.ChunkWindow)},
+		{"locality", o.Locality.String()}, {"cache", fmt.Sprint(o.Cache)}, {"direct", fmt.Sprint(o.Direct)},
+		{"stagger", fmt.Sprint(o.Stagger)}, {"window", fmt.Sprint(o.Window)}, {"prefetch", fmt.Sprint(o.Prefetch)},
+		{"max-span", fmt.Sprint(o.MaxSpan)}, {"max-gap", fmt.Sprint(o.MaxGap)}, {"io-depth", fmt.Sprint(o.IODepth)},
+	}
+	resume := "none"
+	if o.Resume != nil {
+		resume = o.Resume.fingerprint()
+	}
+	return append(s, [2]string{"resume", resume})
+}
+
+func (s Switch) String() string {
+	if s == Off {
+		return "off"
+	}
+	return "on"
+}
+
+// ParseSwitch reads "on" or "off".
+func ParseSwitch(v string) (Switch, error) {
+	switch v {
+	case "on":
+		return On, nil
+	case "off":
+		return Off, nil
+	}
+	return 0, fmt.Errorf("%q: want on or off", v)
 }

@@ -21,7 +21,10 @@
 //
 // The order of None, Chunk and Global depends on (seed, epoch, the number
 // of records, the chunk cuts and the options) only, never on the number of
-// ranks or nodes: only which learner receives a record depends on the world.
+// ranks or nodes. Chunk and Global are cut into global batches as they are
+// (only which learner receives a record depends on the world); None and
+// Local are served node by node, each node its own share (see package
+// assign), so their global batches depend on the nodes.
 //
 // The generator is SplitMix64 with Lemire's unbiased bounded integers,
 // written out here rather than taken from math/rand, so that an order is the

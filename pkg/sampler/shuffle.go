@@ -38,10 +38,13 @@ func (s Shuffle) String() string {
 	return shuffleNames[s]
 }
 
-// WorldIndependent reports whether the order is the same for every split of
-// the learners into nodes (None, Chunk, Global): global batches are then
-// cut from one order that every node computes alike.
-func (s Shuffle) WorldIndependent() bool { return s != Local }
+// WorldIndependent reports whether an epoch's global batches are the same
+// for every split of the learners into nodes (Chunk, Global): they are cut
+// from one order that every node computes alike, and records move between
+// nodes to reach their learners. With None and Local every node serves its
+// own share of the file to its own learners (LMDBIO's way), so the global
+// batches depend on the number of nodes.
+func (s Shuffle) WorldIndependent() bool { return s == Chunk || s == Global }
 
 // Random reports whether the order changes from epoch to epoch.
 func (s Shuffle) Random() bool { return s != None }

@@ -20,6 +20,7 @@ type Cache struct {
 	SpanOf []int32
 	// Bytes is the room the cache uses, at most the capacity.
 	Bytes int64
+	align int64
 }
 
 // Cached reports whether block b is in the cache.
@@ -41,7 +42,7 @@ type CacheSpan struct {
 // while they fit in capacity; align is the alignment of every piece of room.
 // blocks is the number of blocks of the source.
 func PlanCache(blocks int, groups [][]int32, pc *Pieces, decoded func(b int32) int64, opt planner.Options, align, capacity int64) *Cache {
-	c := &Cache{At: make([]int64, blocks)}
+	c := &Cache{At: make([]int64, blocks), align: align}
 	for i := range c.At {
 		c.At[i] = -1
 	}
@@ -70,22 +71,56 @@ func PlanCache(blocks int, groups [][]int32, pc *Pieces, decoded func(b int32) i
 		for _, s := range planner.Plan(pc, ids, opt) {
 			room := roundUp(s.Length, align)
 			if c.Bytes+room > capacity {
+				// Keep the leading pieces of the span that still fit.
+				if s, ok := prefix(s, capacity-c.Bytes, opt.Align, align); ok {
+					c.addSpan(pc, s)
+				}
 				return c
 			}
-			cs := CacheSpan{Span: s, CacheOff: c.Bytes}
-			for _, pl := range s.Records {
-				b := pieceBlock(pc, int32(pl.Record))
-				if c.At[b] < 0 {
-					cs.Blocks = append(cs.Blocks, b)
-					c.At[b] = c.Bytes + pl.Offset
-					c.SpanOf[b] = int32(len(c.Spans))
-				}
-			}
-			c.Spans = append(c.Spans, cs)
-			c.Bytes += room
+			c.addSpan(pc, s)
 		}
 	}
 	return c
+}
+
+// addSpan adds a fill span at the end of the cache.
+func (c *Cache) addSpan(pc *Pieces, s planner.Span) {
+	cs := CacheSpan{Span: s, CacheOff: c.Bytes}
+	for _, pl := range s.Records {
+		b := pieceBlock(pc, int32(pl.Record))
+		if c.At[b] < 0 {
+			cs.Blocks = append(cs.Blocks, b)
+			c.At[b] = c.Bytes + pl.Offset
+			c.SpanOf[b] = int32(len(c.Spans))
+		}
+	}
+	c.Spans = append(c.Spans, cs)
+	c.Bytes += roundUp(s.Length, c.align)
+}
+
+// prefix cuts span s after the last piece that ends within room bytes (the
+// span's end rounded up to the read's alignment, and its room to the
+// cache's); false if not even the first piece fits.
+func prefix(s planner.Span, room, align, roomAlign int64) (planner.Span, bool) {
+	end := 0
+	for i, pl := range s.Records {
+		if roundUp(roundUp(pl.Offset+pl.Length, max(align, 1)), roomAlign) > room {
+			break
+		}
+		end = i + 1
+	}
+	if end == 0 {
+		return s, false
+	}
+	// Pieces that overlap the kept ones (a record inside another's bytes)
+	// stay with them: the span keeps everything up to its new end.
+	last := int64(0)
+	for _, pl := range s.Records[:end] {
+		last = max(last, pl.Offset+pl.Length)
+	}
+	s.Records = s.Records[:end]
+	s.Length = roundUp(last, max(align, 1))
+	return s, true
 }
 
 // pieceBlock is the block of piece i, for stored-as-is blocks (one piece

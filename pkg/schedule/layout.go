@@ -7,6 +7,11 @@ import "github.com/lmdbio/lmdbio/pkg/assign"
 // source. The slices are shared, not copied: do not modify them.
 type Layout struct {
 	Nodes int
+	// Local is set when every node produces what its own learners need
+	// (the shuffles that keep to node shares): nothing crosses between
+	// nodes, and a node reads a block another node owns (a share's edge,
+	// padding) itself, into its arena.
+	Local bool
 
 	PosBlock []int32 // block of each position
 	PosBytes []int64 // value bytes of each position
@@ -19,6 +24,15 @@ type Layout struct {
 
 // Owner returns the node owning position p's block.
 func (l *Layout) Owner(p int32) int { return int(l.BlockOwner[l.PosBlock[p]]) }
+
+// producer returns the node that produces position p for a learner of
+// node d.
+func (l *Layout) producer(p int32, d int) int {
+	if l.Local {
+		return d
+	}
+	return l.Owner(p)
+}
 
 // Owners is Owner as an assign.Owners.
 func (l *Layout) Owners() assign.Owners { return l.Owner }

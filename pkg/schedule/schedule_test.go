@@ -124,9 +124,10 @@ func TestPlanCacheStored(t *testing.T) {
 		t.Fatalf("cache uses %d of 7000", c.Bytes)
 	}
 	// Group 1 first: blocks 10-13 in one span (4096 - 24 bytes), 14 alone;
-	// then blocks 0..3 would need another 4096 and do not fit.
+	// then blocks 0..3 would need another 4096 and do not fit: the span is
+	// cut after block 0, the last that fits.
 	for b := range int32(20) {
-		want := b >= 10 && b <= 14
+		want := b >= 10 && b <= 14 || b == 0
 		if c.Cached(b) != want {
 			t.Errorf("block %d cached %v, want %v", b, c.Cached(b), want)
 		}
@@ -134,7 +135,7 @@ func TestPlanCacheStored(t *testing.T) {
 	if c.At[11] != 1024 || c.At[14] != 4096 {
 		t.Errorf("block 11 at %d, 14 at %d", c.At[11], c.At[14])
 	}
-	if len(c.Spans) != 2 || c.SpanOf[14] != 1 {
+	if len(c.Spans) != 3 || c.SpanOf[14] != 1 || c.At[0] != 5120 || c.Spans[2].Length != 1000 {
 		t.Errorf("spans %d, block 14 in span %d", len(c.Spans), c.SpanOf[14])
 	}
 }
@@ -147,5 +148,42 @@ func TestPlanCacheDecoded(t *testing.T) {
 	}
 	if zero := PlanCache(3, [][]int32{{0}}, pc, nil, planner.Options{}, 1, 0); zero.Cached(0) || zero.Bytes != 0 {
 		t.Error("a cache of capacity 0 holds a block")
+	}
+}
+
+// TestLocalLayout: with Local, nothing crosses between nodes; a node
+// produces every block its learners need, its own or not.
+func TestLocalLayout(t *testing.T) {
+	l := testLayout(1000, 3, 2, 0.5)
+	l.Local = true
+	order := make([]int32, 1000)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	e, err := assign.Sequential(order, assign.Layout{Batch: 7, NodeSizes: []int{2, 3}, Remainder: assign.Pad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := 0
+	for _, w := range l.Windows(e, 0, 20000, 0) {
+		if l.Crosses(e, w) {
+			t.Fatalf("window %+v crosses in a Local layout", w)
+		}
+		for n := range l.Nodes {
+			wk := l.Work(e, w, n)
+			for d := range l.Nodes {
+				if len(wk.Send[d])+len(wk.Recv[d]) > 0 {
+					t.Fatalf("node %d exchanges with %d", n, d)
+				}
+			}
+			for _, b := range wk.Blocks {
+				if int(l.BlockOwner[b]) != n {
+					foreign++
+				}
+			}
+		}
+	}
+	if foreign == 0 {
+		t.Error("no node read a block of another: the share edges and padding should")
 	}
 }

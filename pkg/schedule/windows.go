@@ -45,16 +45,20 @@ type counter struct {
 	stamp  []int32 // per block: window generation that counted it, 0 none
 	gen    int32
 	marked []int32 // blocks of the round being tried, to stamp on commit
+	// foreign counts the blocks nodes read that they do not own (Local
+	// layouts: share edges, padding), by node and block, in this window.
+	foreign, tried map[[2]int32]bool
 }
 
 func newCounter(l *Layout) *counter {
 	return &counter{l: l, bytes: make([]int64, l.Nodes), delta: make([]int64, l.Nodes),
-		stamp: make([]int32, len(l.BlockOwner)), gen: 1}
+		stamp: make([]int32, len(l.BlockOwner)), gen: 1, foreign: map[[2]int32]bool{}, tried: map[[2]int32]bool{}}
 }
 
 // reset starts a new window.
 func (c *counter) reset() {
 	clear(c.bytes)
+	clear(c.foreign)
 	c.gen++
 }
 
@@ -63,20 +67,29 @@ func (c *counter) reset() {
 func (c *counter) add(e *assign.Epoch, r int, slot int64, commit bool) bool {
 	l := c.l
 	clear(c.delta)
+	clear(c.tried)
 	c.marked = c.marked[:0]
 	for d := range e.Nodes() {
 		for local := range e.NodeSize(d) {
 			for _, p := range e.Batch(d, local, r) {
 				c.delta[d] += l.PosMeta[p]
 				b := l.PosBlock[p]
-				owner := l.BlockOwner[b]
-				if int(owner) != d {
+				src := l.producer(p, d)
+				switch {
+				case src != d:
 					c.delta[d] += l.PosBytes[p]
+				case int(l.BlockOwner[b]) != d:
+					key := [2]int32{int32(d), b}
+					if !c.foreign[key] && !c.tried[key] {
+						c.tried[key] = true
+						c.delta[d] += l.BlockCost[b]
+					}
+					continue
 				}
 				if !l.BlockCached[b] && c.stamp[b] != c.gen && c.stamp[b] != -c.gen {
 					c.stamp[b] = -c.gen // counted for this round, not yet committed
 					c.marked = append(c.marked, b)
-					c.delta[owner] += l.BlockCost[b]
+					c.delta[src] += l.BlockCost[b]
 				}
 			}
 		}
@@ -96,5 +109,25 @@ func (c *counter) add(e *assign.Epoch, r int, slot int64, commit bool) bool {
 			c.stamp[b] = 0
 		}
 	}
+	if commit {
+		for key := range c.tried {
+			c.foreign[key] = true
+		}
+	}
 	return fits
+}
+
+// MaxRoundNeed is the most arena bytes any node needs for a single round
+// of e from round first on: a window must have room for at least that.
+func (l *Layout) MaxRoundNeed(e *assign.Epoch, first int) int64 {
+	c := newCounter(l)
+	var most int64
+	for r := first; r < e.Rounds(); r++ {
+		c.reset()
+		c.add(e, r, 0, true)
+		for _, b := range c.bytes {
+			most = max(most, b)
+		}
+	}
+	return most
 }

@@ -4,8 +4,9 @@ import "github.com/lmdbio/lmdbio/pkg/assign"
 
 // Work is one node's part of a window.
 type Work struct {
-	// Blocks are the node's own blocks that some learner needs in the
-	// window, each once, in the order they are first needed.
+	// Blocks are the blocks the node produces in the window, each once, in
+	// the order they are first needed: its own blocks some learner needs,
+	// and in Local layouts any other its learners need.
 	Blocks []int32
 	// Send[d] lists the positions this node sends to node d, Recv[s] the
 	// positions it receives from node s, both in exchange order: round by
@@ -22,7 +23,7 @@ func (l *Layout) Work(e *assign.Epoch, w Window, node int) Work {
 			for local := range e.NodeSize(d) {
 				for _, p := range e.Batch(d, local, r) {
 					b := l.PosBlock[p]
-					s := int(l.BlockOwner[b])
+					s := l.producer(p, d)
 					if s == node && !seen[b] {
 						seen[b] = true
 						wk.Blocks = append(wk.Blocks, b)
@@ -48,7 +49,7 @@ func (l *Layout) Crosses(e *assign.Epoch, w Window) bool {
 		for d := range e.Nodes() {
 			for local := range e.NodeSize(d) {
 				for _, p := range e.Batch(d, local, r) {
-					if l.Owner(p) != d {
+					if l.producer(p, d) != d {
 						return true
 					}
 				}

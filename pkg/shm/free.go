@@ -5,6 +5,7 @@ package shm
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,3 +75,20 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", f, "KMGTP"[i-1])
 }
+
+// Free returns the bytes free for segments on the shared-memory file
+// system, and its size; math.MaxInt64 for both when it has no limit.
+func Free() (free, total int64, err error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, 0, fmt.Errorf("shm: statfs %s: %w", dir, err)
+	}
+	if st.Blocks == 0 {
+		return math.MaxInt64, math.MaxInt64, nil
+	}
+	return int64(st.Bavail) * int64(st.Bsize), int64(st.Blocks) * int64(st.Bsize), nil
+}
+
+// FormatBytes prints n in binary units with one decimal, as the package's
+// messages do.
+func FormatBytes(n int64) string { return formatBytes(n) }

@@ -34,6 +34,17 @@ func Discover(world *mpi.Comm) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Virtual(world, perNode)
+}
+
+// Virtual is Discover with nodes of perNode consecutive ranks (virtual
+// nodes), or the real nodes when perNode is 0, whatever the environment
+// says. Collective.
+func Virtual(world *mpi.Comm, perNode int) (*Topology, error) {
+	if perNode < 0 {
+		return nil, fmt.Errorf("topology: %d ranks per node", perNode)
+	}
+	var err error
 	host, _ := os.Hostname()
 	t := &Topology{Rank: world.Rank(), Size: world.Size(), Host: host, World: world, Virtual: perNode > 0}
 	if perNode > 0 {

@@ -1,11 +1,13 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
@@ -102,4 +104,71 @@ func IsBadInput(err error) bool {
 		}
 	}
 	return lmdb.IsCorrupt(err)
+}
+
+// agreeSettings checks that every rank of c opened the loader with the same
+// settings (name, value pairs in the same order). If not, every rank gets
+// the same error, naming the first setting that differs, rank 0's value
+// and the ranks with another value. Collective.
+func agreeSettings(c *mpi.Comm, settings [][2]string) error {
+	mine, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	root, err := bcastBytes(c, 0, mine)
+	if err != nil {
+		return err
+	}
+	differs := int64(0)
+	if !bytes.Equal(root, mine) {
+		differs = 1
+	}
+	any := make([]int64, 1)
+	if err := c.AllreduceInt64([]int64{differs}, any, mpi.Max); err != nil {
+		return err
+	}
+	if any[0] == 0 {
+		return nil
+	}
+	all, err := c.GatherBytes(mine, 0)
+	var msg error
+	if c.Rank() == 0 && err == nil {
+		msg = settingsMismatch(all)
+	}
+	_, e := bcastStatus(c, 0, 0, msg, nil)
+	if c.Rank() == 0 {
+		return msg
+	}
+	return e
+}
+
+// settingsMismatch names the first setting on which the ranks differ.
+func settingsMismatch(all [][]byte) error {
+	sets := make([][][2]string, len(all))
+	for r, b := range all {
+		if err := json.Unmarshal(b, &sets[r]); err != nil {
+			return fmt.Errorf("settings of rank %d: %w", r, err)
+		}
+	}
+	for i, kv := range sets[0] {
+		var ranks []string
+		other := ""
+		for r, s := range sets {
+			if i >= len(s) || s[i] != kv {
+				if len(ranks) < 8 {
+					ranks = append(ranks, fmt.Sprint(r))
+				} else if len(ranks) == 8 {
+					ranks = append(ranks, "...")
+				}
+				if other == "" && i < len(s) {
+					other = s[i][1]
+				}
+			}
+		}
+		if len(ranks) > 0 {
+			return fmt.Errorf("%w: the ranks disagree on --%s: rank 0 has %q, rank(s) %s have %q: start every rank with the same options",
+				ErrBadOption, kv[0], kv[1], strings.Join(ranks, ","), other)
+		}
+	}
+	return fmt.Errorf("%w: the ranks were started with different options", ErrBadOption)
 }

@@ -1,0 +1,106 @@
+package loader
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/shm"
+)
+
+// sizeArena sets the bytes per window: the Window option, or more when a
+// single round of the first epoch needs more (a window holds at least one
+// round), with a quarter to spare for later epochs' rounds.
+func (ld *leader) sizeArena() error {
+	p := ld.plan
+	ep, from, err := p.epoch(p.firstEpoch())
+	if err != nil {
+		return err
+	}
+	p.first.ep, p.first.from = ep, from
+	most := p.sched.MaxRoundNeed(ep, from)
+	ld.slot = max(ld.opt.Window, most+most/4+int64(ctlBytes*p.sched.Nodes))
+	return nil
+}
+
+// cacheCapacity decides the bytes of this node's cache: none with
+// CacheOff; the asked size, if there is room for it; by default what the
+// node owns, capped at its part of the shared memory and node memory free
+// with headroom for the learners. readers is the number of node readers on
+// this host, who share its memory.
+func (ld *leader) cacheCapacity(readers int) (int64, error) {
+	if ld.opt.Cache == CacheOff {
+		return 0, nil
+	}
+	need := ld.plan.cacheNeed()
+	room, why, err := cacheRoom(readers, ld.arenaBytes())
+	if err != nil {
+		return 0, err
+	}
+	if ld.opt.Cache > 0 {
+		if ld.opt.Cache > room {
+			return 0, fmt.Errorf("%w: --cache %s: %s", ErrBadOption, shm.FormatBytes(ld.opt.Cache), why)
+		}
+		return min(ld.opt.Cache, need), nil
+	}
+	return min(need, room), nil
+}
+
+// cacheRoom is the memory one of readers node readers on this host may keep
+// as cache, and a sentence saying how it was found.
+func cacheRoom(readers int, arena int64) (int64, string, error) {
+	free, _, err := shm.Free()
+	if err != nil {
+		return 0, "", err
+	}
+	mem, err := meminfo()
+	if err != nil {
+		return 0, "", err
+	}
+	keep := max(2<<30, mem["MemTotal"]/4)
+	usable := min(free, mem["MemAvailable"]-keep) - int64(readers)*arena
+	room := max(0, usable/int64(readers))
+	why := fmt.Sprintf("each of the %d node readers on this host has %s for its cache (shared memory free %s, node memory available %s less %s kept for the learners, less the readers' arenas): lower --cache, or --cache 0 to turn the cache off",
+		readers, shm.FormatBytes(room), formatFree(free), shm.FormatBytes(mem["MemAvailable"]), shm.FormatBytes(keep))
+	return room, why, nil
+}
+
+func formatFree(n int64) string {
+	if n == 1<<63-1 {
+		return "unlimited"
+	}
+	return shm.FormatBytes(n)
+}
+
+// meminfo reads /proc/meminfo in bytes.
+func meminfo() (map[string]int64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) == 0 {
+			continue
+		}
+		if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			if len(fields) > 1 && fields[1] == "kB" {
+				v <<= 10
+			}
+			out[name] = v
+		}
+	}
+	if out["MemTotal"] == 0 || out["MemAvailable"] == 0 {
+		return nil, fmt.Errorf("/proc/meminfo: no MemTotal or MemAvailable")
+	}
+	return out, sc.Err()
+}
+
+func runtimeCPUs() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,64 @@
+package loader
+
+import (
+	"github.com/lmdbio/lmdbio/pkg/schedule"
+	"github.com/lmdbio/lmdbio/pkg/shm"
+)
+
+// Segments the learners map, as Items name them.
+const (
+	segArena = 0
+	segCache = 1
+)
+
+// nodeCache is the node's never-evicting cache: a shared-memory segment
+// laid out by schedule.PlanCache, and what has been loaded into it. Blocks
+// stay where they were first loaded for the life of the loader (CoorDL's
+// MinIO policy): later epochs find them without reading storage. It is used
+// by the producer goroutine only.
+type nodeCache struct {
+	seg    *shm.Segment // nil when the cache is off or empty
+	buf    []byte
+	layout *schedule.Cache
+	span   []completion // stored-as-is blocks: the load of each fill span, once issued
+	block  []completion // decoded blocks: the decoding of each block, once issued
+}
+
+func newNodeCache(layout *schedule.Cache, blocks int, decoded bool) *nodeCache {
+	c := &nodeCache{layout: layout}
+	if decoded {
+		c.block = make([]completion, blocks)
+	} else {
+		c.span = make([]completion, len(layout.Spans))
+	}
+	return c
+}
+
+// open creates the segment, sized to the layout.
+func (c *nodeCache) open(job string) error {
+	if c.layout.Bytes == 0 {
+		return nil
+	}
+	seg, err := shm.CreateUnnamed(job, c.layout.Bytes)
+	if err != nil {
+		return err
+	}
+	c.seg, c.buf = seg, seg.Bytes()
+	return nil
+}
+
+// loaded returns the completion that brings block b into the cache, nil if
+// it was never asked for.
+func (c *nodeCache) loaded(b int32) completion {
+	if c.block != nil {
+		return c.block[b]
+	}
+	return c.span[c.layout.SpanOf[b]]
+}
+
+func (c *nodeCache) close() error {
+	if c.seg == nil {
+		return nil
+	}
+	return c.seg.Close()
+}

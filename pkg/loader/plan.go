@@ -1,0 +1,349 @@
+package loader
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/planner"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
+	"github.com/lmdbio/lmdbio/pkg/schedule"
+	"github.com/lmdbio/lmdbio/pkg/source"
+)
+
+// runPlan is what a node reader knows of the whole run: where every
+// record lies, which node owns which block, what every node caches, and
+// how to build an epoch's assignment. It is the same on every node reader
+// (only the own node's cache detail differs) and never changes after Open.
+type runPlan struct {
+	opt    Options
+	layout assign.Layout
+	src    source.Source
+	node   int
+
+	n         int     // records
+	posRecord []int32 // record at each position (file order)
+	fileOrder []int32 // blocks by file offset
+	pieces    *schedule.Pieces
+	pieceOf   []int32 // block of each piece, for decoded sources
+	blockOff  []int64 // each record's offset in its decoded block
+	cuts      []int32 // chunk boundaries, for the Chunk shuffle
+	sched     *schedule.Layout
+	cache     *schedule.Cache // this node's
+	resume    *State
+	first     struct { // the first epoch of the run, built once
+		ep   *assign.Epoch
+		from int
+	}
+}
+
+// newRunPlan lays the records out and assigns blocks to nodes; caches come
+// later (setCaches), once every node's capacity is known.
+func newRunPlan(src source.Source, opt Options, sizes []int, node int) (*runPlan, error) {
+	n := src.Len()
+	if n > math.MaxInt32 || src.Blocks() > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d records in %d blocks; lmdbio handles up to 2^31-1", ErrBadInput, n, src.Blocks())
+	}
+	p := &runPlan{opt: opt, src: src, node: node, n: n, resume: opt.Resume,
+		layout: assign.Layout{Batch: opt.Batch, NodeSizes: sizes, Remainder: opt.Remainder}}
+	p.layOut()
+	if opt.Shuffle == sampler.Chunk {
+		p.cuts = sampler.Cut(n, opt.ChunkBytes,
+			func(q int) int64 { return p.sched.PosBytes[q] },
+			func(q int) bool { return q == 0 || p.sched.PosBlock[q] != p.sched.PosBlock[q-1] })
+	}
+	if err := p.own(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// layOut numbers the records by position: blocks in file order, records
+// inside a block by their place in it.
+func (p *runPlan) layOut() {
+	src := p.src
+	blocks := src.Blocks()
+	p.pieces = &schedule.Pieces{}
+	var buf []source.Extent
+	if src.Decoder() != nil {
+		p.pieces.First = make([]int32, 1, blocks+1)
+	}
+	for b := range blocks {
+		buf = src.Pieces(b, buf[:0])
+		p.pieces.Ext = append(p.pieces.Ext, buf...)
+		if p.pieces.First != nil {
+			p.pieces.First = append(p.pieces.First, int32(len(p.pieces.Ext)))
+			for range buf {
+				p.pieceOf = append(p.pieceOf, int32(b))
+			}
+		}
+	}
+	p.fileOrder = make([]int32, blocks)
+	for b := range p.fileOrder {
+		p.fileOrder[b] = int32(b)
+	}
+	firstOff := func(b int32) int64 {
+		f, _ := p.pieces.Of(b)
+		return p.pieces.Ext[f].Off
+	}
+	slices.SortStableFunc(p.fileOrder, func(a, b int32) int { return cmp.Compare(firstOff(a), firstOff(b)) })
+
+	// Records grouped by block (a counting sort), then blocks in file order.
+	p.blockOff = make([]int64, p.n)
+	count := make([]int32, blocks+1)
+	blockOf := make([]int32, p.n)
+	for r := range p.n {
+		b, off := src.BlockOf(r)
+		blockOf[r], p.blockOff[r] = int32(b), off
+		count[b+1]++
+	}
+	rank := make([]int32, blocks) // place of each block in file order
+	for i, b := range p.fileOrder {
+		rank[b] = int32(i)
+	}
+	start := make([]int32, blocks+1)
+	for i, b := range p.fileOrder {
+		start[i+1] = start[i] + count[b+1]
+	}
+	p.posRecord = make([]int32, p.n)
+	fill := slices.Clone(start[:blocks])
+	for r := range p.n {
+		i := rank[blockOf[r]]
+		p.posRecord[fill[i]] = int32(r)
+		fill[i]++
+	}
+	for i := range blocks { // records of a block by their place in it
+		recs := p.posRecord[start[i]:start[i+1]]
+		slices.SortFunc(recs, func(a, b int32) int { return cmp.Compare(p.blockOff[a], p.blockOff[b]) })
+	}
+
+	s := &schedule.Layout{PosBlock: make([]int32, p.n), PosBytes: make([]int64, p.n), PosMeta: make([]int64, p.n),
+		BlockCost: make([]int64, blocks), BlockOwner: make([]int32, blocks), BlockCached: make([]bool, blocks),
+		Nodes: len(p.layout.NodeSizes), Local: !p.opt.Shuffle.WorldIndependent()}
+	for q, r := range p.posRecord {
+		s.PosBlock[q] = blockOf[r]
+		s.PosBytes[q] = src.ValueLen(int(r))
+		s.PosMeta[q] = int64(len(src.Key(int(r))) + len(src.Label(int(r))))
+	}
+	for b := range blocks {
+		s.BlockCost[b] = p.readRoom(int32(b))
+	}
+	p.sched = s
+}
+
+// readRoom is the arena room block b takes when read into the arena: its
+// decoded bytes, or for a stored block the aligned span a read of it alone
+// could need.
+func (p *runPlan) readRoom(b int32) int64 {
+	if p.src.Decoder() != nil {
+		return roundUp(p.src.DecodedLen(int(b)), alignment)
+	}
+	return roundUp(p.pieces.Ext[b].Len, alignment) + alignment
+}
+
+// own gives every block to a node: contiguous ranges of the file. With
+// None and Local a node owns the share its learners read (Sequential
+// shares), with Chunk and Global a share proportional to its learners. A
+// block belongs to the node whose share holds its first record.
+func (p *runPlan) own() error {
+	cut := make([]int, len(p.layout.NodeSizes)+1)
+	if p.opt.Shuffle.WorldIndependent() {
+		learners := p.layout.Learners()
+		acc := 0
+		for k, s := range p.layout.NodeSizes {
+			acc += s
+			cut[k+1] = int(int64(p.n) * int64(acc) / int64(learners))
+		}
+	} else {
+		s, err := assign.Shares(p.n, p.layout)
+		if err != nil {
+			return err
+		}
+		cut = s
+	}
+	node := 0
+	for q := range p.n {
+		for node+1 < len(cut)-1 && q >= cut[node+1] {
+			node++
+		}
+		b := p.sched.PosBlock[q]
+		if q == 0 || b != p.sched.PosBlock[q-1] {
+			p.sched.BlockOwner[b] = int32(node)
+		}
+	}
+	return nil
+}
+
+// owned lists a node's blocks in fill order, in groups read together: the
+// chunks of epoch 0's chunk order for Chunk, else the node's whole share in
+// file order.
+func (p *runPlan) owned(node int) [][]int32 {
+	s := p.sched
+	mine := func(from, to int) []int32 { // node's blocks among positions [from, to)
+		var out []int32
+		for q := from; q < to; q++ {
+			b := s.PosBlock[q]
+			if int(s.BlockOwner[b]) == node && (q == from || b != s.PosBlock[q-1]) {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	if p.opt.Shuffle != sampler.Chunk {
+		return [][]int32{mine(0, p.n)}
+	}
+	var groups [][]int32
+	for _, c := range sampler.ChunkSequence(p.samplerOptions(), 0, len(p.cuts)-1) {
+		if g := mine(int(p.cuts[c]), int(p.cuts[c+1])); len(g) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// setCaches lays out every node's cache from the capacities, so that every
+// node knows which blocks every other node keeps.
+func (p *runPlan) setCaches(capacity []int64) {
+	var decoded func(b int32) int64
+	if p.src.Decoder() != nil {
+		decoded = func(b int32) int64 { return p.src.DecodedLen(int(b)) }
+	}
+	for node, c := range capacity {
+		cache := schedule.PlanCache(p.src.Blocks(), p.owned(node), p.pieces, decoded, p.fillOptions(), alignment, c)
+		for b, at := range cache.At {
+			if at >= 0 {
+				p.sched.BlockCached[b] = true
+			}
+		}
+		if node == p.node {
+			p.cache = cache
+		}
+	}
+}
+
+// cacheNeed is the cache room this node would use to keep every block it
+// owns.
+func (p *runPlan) cacheNeed() int64 {
+	var decoded func(b int32) int64
+	if p.src.Decoder() != nil {
+		decoded = func(b int32) int64 { return p.src.DecodedLen(int(b)) }
+	}
+	return schedule.PlanCache(p.src.Blocks(), p.owned(p.node), p.pieces, decoded, p.fillOptions(), alignment, math.MaxInt64).Bytes
+}
+
+// fillOptions plan the reads that fill the cache.
+func (p *runPlan) fillOptions() planner.Options {
+	o := planner.Options{MaxSpan: p.opt.MaxSpan, MaxGap: p.opt.MaxGap}
+	if p.opt.Direct {
+		o.Align = alignment
+	}
+	return o
+}
+
+func (p *runPlan) samplerOptions() sampler.Options {
+	return sampler.Options{Shuffle: p.opt.Shuffle, Seed: p.opt.Seed, ChunkWindow: p.opt.ChunkWindow}
+}
+
+// epoch builds epoch e's assignment and says at which round it starts: 0,
+// or where a resumed run left off.
+func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
+	if p.first.ep != nil && e == p.firstEpoch() {
+		return p.first.ep, p.first.from, nil
+	}
+	if r := p.resume; r != nil && e == r.Epoch && r.GlobalBatches > 0 && !p.sameWorld(r) && !p.opt.Shuffle.WorldIndependent() {
+		ep, err := p.remainder(r)
+		return ep, 0, err
+	}
+	ep, err := p.build(e, identityPositions(p.n), p.layout)
+	first := 0
+	if r := p.resume; r != nil && e == r.Epoch {
+		first = min(r.GlobalBatches, ep.Rounds())
+	}
+	return ep, first, err
+}
+
+func (p *runPlan) build(e int, pop []int32, l assign.Layout) (*assign.Epoch, error) {
+	switch p.opt.Shuffle {
+	case sampler.None:
+		return assign.Sequential(pop, l)
+	case sampler.Local:
+		return assign.Local(pop, l, p.opt.Seed, e)
+	}
+	var owners assign.Owners
+	if p.opt.Locality == On {
+		owners = p.sched.Owners()
+	}
+	return assign.Ordered(sampler.Order(p.samplerOptions(), e, p.n, p.cuts), l, owners)
+}
+
+// firstEpoch is the epoch the run starts in.
+func (p *runPlan) firstEpoch() int {
+	if p.resume != nil {
+		return p.resume.Epoch
+	}
+	return 0
+}
+
+// sameWorld reports whether a saved state was made with this run's
+// learners per node.
+func (p *runPlan) sameWorld(r *State) bool { return slices.Equal(r.NodeSizes, p.layout.NodeSizes) }
+
+// remainder is the rest of a resumed epoch whose order depends on the
+// world (None, Local) when the world changed: the records the saved run
+// had not delivered, shared out among this run's learners.
+func (p *runPlan) remainder(r *State) (*assign.Epoch, error) {
+	old, err := p.build(r.Epoch, identityPositions(p.n), assign.Layout{Batch: r.GlobalBatch / sum(r.NodeSizes),
+		NodeSizes: r.NodeSizes, Remainder: p.opt.Remainder})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the saved run's layout: %v", ErrBadInput, err)
+	}
+	done := make([]bool, p.n)
+	for round := range min(r.GlobalBatches, old.Rounds()) {
+		for _, q := range old.Global(round) {
+			done[q] = true
+		}
+	}
+	var rest []int32
+	for q := range p.n {
+		if !done[q] {
+			rest = append(rest, int32(q))
+		}
+	}
+	l := p.layout
+	if l.Remainder == assign.Pad && len(rest) < l.GlobalBatch() {
+		l.Remainder = assign.Keep // too few left to pad a round
+	}
+	return p.build(r.Epoch, rest, l)
+}
+
+func identityPositions(n int) []int32 {
+	p := make([]int32, n)
+	for i := range p {
+		p[i] = int32(i)
+	}
+	return p
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// turns counts the windows of the whole run, from where it starts: the
+// storage turns every node reader takes.
+func (p *runPlan) turns(slot int64) int {
+	n := 0
+	for e := p.firstEpoch(); e < p.opt.Epochs; e++ {
+		ep, from, err := p.epoch(e)
+		if err != nil {
+			return n
+		}
+		n += len(p.sched.Windows(ep, from, slot, 0))
+	}
+	return n
+}

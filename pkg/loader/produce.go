@@ -1,0 +1,410 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/planner"
+	"github.com/lmdbio/lmdbio/pkg/ring"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
+	"github.com/lmdbio/lmdbio/pkg/schedule"
+	"github.com/lmdbio/lmdbio/pkg/source"
+)
+
+// where says where one block's decoded bytes are in shared memory, and what
+// brings them there.
+type where struct {
+	seg  uint32
+	off  int64
+	done completion
+}
+
+// queues are the work the producer hands to the leader's workers.
+type queues struct {
+	io     chan<- *load
+	decode chan<- *decode
+	xchg   chan<- *exchangeOp
+}
+
+// produceScheduled produces the windows of every epoch of a PROV mode from
+// the run plan: it lays a window out in the arena, starts the reads and the
+// exchange it needs and queues it for the sender.
+func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<- *window) error {
+	p := ld.plan
+	no := 0
+	for e := p.firstEpoch(); e < ld.opt.Epochs; e++ {
+		ep, from, err := p.epoch(e)
+		if err != nil {
+			return err
+		}
+		for _, sw := range p.sched.Windows(ep, from, ld.slot, 0) {
+			if ld.stopAgreed() {
+				return nil
+			}
+			w, err := ld.produceWindow(ctx, ep, sw, e, no, q)
+			if err != nil {
+				return err
+			}
+			no++
+			if err := sendCtx(ctx, pending, w); err != nil {
+				return err
+			}
+			if err := ld.waitTurnPassed(ctx, w); err != nil {
+				return err
+			}
+		}
+		if err := sendCtx(ctx, pending, &window{epoch: e, endOfEpoch: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// produceWindow prepares window sw of epoch for this node.
+func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, no int, q queues) (*window, error) {
+	p, s := ld.plan, ld.plan.sched
+	work := s.Work(ep, sw, ld.node)
+	var refs []batchRef
+	for r := sw.First; r < sw.End; r++ {
+		for local := range ep.NodeSize(ld.node) {
+			refs = append(refs, batchRef{local: local, round: r, pos: ep.Batch(ld.node, local, r)})
+		}
+	}
+	w := newWindow(epoch, no, refs, &ld.nextID)
+	st := ld.stats.epoch(epoch)
+
+	fills, reads := ld.sortBlocks(work.Blocks)
+	spans := ld.planReads(reads, no == 0)
+	readRoom := ld.readRoom(reads, spans)
+	crosses := s.Crosses(ep, sw)
+	var recvRoom int64
+	if crosses {
+		recvRoom = int64(ctlBytes * s.Nodes)
+		for _, list := range work.Recv {
+			for _, pos := range list {
+				recvRoom += s.PosBytes[pos]
+			}
+		}
+	}
+	var metaRoom int64
+	for _, ref := range refs {
+		for _, pos := range ref.pos {
+			metaRoom += s.PosMeta[pos]
+		}
+	}
+	base, err := ld.arena.alloc(ctx, readRoom+recvRoom+metaRoom, w.roomIDs())
+	if err != nil {
+		return nil, err
+	}
+	if err := ld.acquire(no)(); err != nil {
+		return nil, err
+	}
+	if err := ld.guard.check(); err != nil {
+		return nil, err
+	}
+
+	loc := make(map[int32]where, len(work.Blocks))
+	hitBefore := make(map[int32]bool)
+	for _, b := range work.Blocks {
+		if p.cache.Cached(b) && ld.cache.loaded(b) != nil {
+			hitBefore[b] = true
+		}
+	}
+	ld.fill(fills, w, q, st)
+	for _, b := range work.Blocks {
+		if p.cache.Cached(b) {
+			loc[b] = where{seg: segCache, off: p.cache.At[b], done: ld.cache.loaded(b)}
+		}
+	}
+	ld.read(reads, spans, base, loc, w, q, st)
+
+	for _, list := range work.Send {
+		for _, pos := range list {
+			if hitBefore[s.PosBlock[pos]] {
+				st.cacheHits.Add(1)
+			}
+		}
+	}
+	recvAt := base + readRoom
+	var op *exchangeOp
+	recvNext := make([]int64, s.Nodes) // next value of each source in the receive region
+	if crosses {
+		op = ld.exchangeOp(work, loc, recvAt, recvRoom, no, st)
+		for src := range recvNext {
+			recvNext[src] = recvAt + int64(op.recvDispls[src]) + ctlBytes
+		}
+	}
+	metaAt := base + readRoom + recvRoom
+	for i, ref := range refs {
+		for _, pos := range ref.pos {
+			rec := int(p.posRecord[pos])
+			it := ring.Item{Record: int64(rec), Length: s.PosBytes[pos]}
+			b := s.PosBlock[pos]
+			if src := s.Owner(pos); s.Local || src == ld.node {
+				l := loc[b]
+				it.Segment, it.Offset = l.seg, l.off+p.blockOff[rec]
+				w.need(i, l.done)
+				if hitBefore[b] {
+					st.cacheHits.Add(1)
+				}
+			} else {
+				it.Segment, it.Offset = segArena, recvNext[src]
+				recvNext[src] += it.Length
+				w.need(i, op)
+			}
+			it.KeyOffset, it.KeyLength = ld.putMeta(&metaAt, p.src.Key(rec))
+			it.LabelOffset, it.LabelLength = ld.putMeta(&metaAt, p.src.Label(rec))
+			w.items[i] = append(w.items[i], it)
+		}
+	}
+	for _, l := range w.loads {
+		if err := sendCtx(ctx, q.io, l); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range ld.pendingDecodes {
+		if err := sendCtx(ctx, q.decode, d); err != nil {
+			return nil, err
+		}
+	}
+	ld.pendingDecodes = ld.pendingDecodes[:0]
+	if op != nil {
+		w.xchg = op
+		if err := sendCtx(ctx, q.xchg, op); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// putMeta copies a key or label into the arena at *at, moves *at past it
+// and returns where it went.
+func (ld *leader) putMeta(at *int64, b []byte) (off, n int64) {
+	off = *at
+	n = int64(copy(ld.buf[off:], b))
+	*at += n
+	return off, n
+}
+
+// sortBlocks splits the node's blocks a window needs into those to fill
+// into the cache now (cached, never loaded; with Global and Local the
+// whole cache at the first window) and those to read into the arena.
+func (ld *leader) sortBlocks(blocks []int32) (fills, reads []int32) {
+	p := ld.plan
+	if !ld.filledAll && (ld.opt.Shuffle == sampler.Global || ld.opt.Shuffle == sampler.Local) {
+		ld.filledAll = true
+		for b, at := range p.cache.At {
+			if at >= 0 && ld.cache.loaded(int32(b)) == nil {
+				fills = append(fills, int32(b))
+			}
+		}
+	}
+	for _, b := range blocks {
+		switch {
+		case !p.cache.Cached(b):
+			reads = append(reads, b)
+		case ld.cache.loaded(b) == nil && !ld.filledAll:
+			fills = append(fills, b)
+		}
+	}
+	return fills, reads
+}
+
+// readOptions plan the reads into the arena; the first window's reads are
+// small, so the first batch does not wait for a large read.
+func (ld *leader) readOptions(first bool) planner.Options {
+	o := ld.plan.fillOptions()
+	if first {
+		o.MaxSpan = min(o.MaxSpan, firstSpan)
+	}
+	return o
+}
+
+// firstSpan bounds the reads of the very first window: with a few large
+// reads in flight the first batch would wait for all of them, since storage
+// serves them side by side, while many small ones finish one after another.
+const firstSpan = 2 << 20
+
+// planReads plans the reads of blocks into the arena. Stored-as-is blocks
+// are read where the learners see them, so gaps read through take arena
+// room: if they would take more than the window was cut for, the gaps are
+// not read.
+func (ld *leader) planReads(blocks []int32, first bool) []planner.Span {
+	if len(blocks) == 0 {
+		return nil
+	}
+	p := ld.plan
+	opt := ld.readOptions(first)
+	ids := p.pieces.Append(nil, blocks...)
+	spans := planner.Plan(p.pieces, ids, opt)
+	if p.src.Decoder() != nil {
+		return spans
+	}
+	var budget int64
+	for _, b := range blocks {
+		budget += p.sched.BlockCost[b]
+	}
+	if spansBytes(spans) > budget {
+		opt.MaxGap = 0
+		spans = planner.Plan(p.pieces, ids, opt)
+	}
+	return spans
+}
+
+// readRoom is the arena room the window's reads take: the spans as read,
+// or the decoded blocks.
+func (ld *leader) readRoom(blocks []int32, spans []planner.Span) int64 {
+	if ld.plan.src.Decoder() == nil {
+		return spansBytes(spans)
+	}
+	var n int64
+	for _, b := range blocks {
+		n += roundUp(ld.plan.src.DecodedLen(int(b)), alignment)
+	}
+	return n
+}
+
+// fill starts loading blocks into the cache.
+func (ld *leader) fill(blocks []int32, w *window, q queues, st *epochCounters) {
+	if len(blocks) == 0 {
+		return
+	}
+	p, c := ld.plan, ld.cache
+	if p.src.Decoder() != nil {
+		spans := planner.Plan(p.pieces, p.pieces.Append(nil, blocks...), p.fillOptions())
+		loads := stagingLoads(ld.rd, spans)
+		ld.decodeInto(blocks, loads, c.buf, func(b int32) int64 { return p.cache.At[b] }, func(b int32, d *decode) {
+			c.block[b] = d
+		})
+		ld.addLoads(w, loads, st)
+		return
+	}
+	for _, b := range blocks {
+		k := p.cache.SpanOf[b]
+		if c.span[k] != nil {
+			continue
+		}
+		cs := p.cache.Spans[k]
+		n := roundUp(cs.Length, alignment)
+		l := &load{signal: newSignal(), rd: ld.rd, span: cs.Span, dst: c.buf[cs.CacheOff : cs.CacheOff+n], at: cs.CacheOff}
+		if !ld.rd.Direct() {
+			l.dst = l.dst[:cs.Length]
+		}
+		c.span[k] = l
+		ld.addLoads(w, []*load{l}, st)
+	}
+}
+
+// read starts reading blocks into the arena from base and records where
+// they land.
+func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map[int32]where, w *window, q queues, st *epochCounters) {
+	if len(blocks) == 0 {
+		return
+	}
+	p := ld.plan
+	if p.src.Decoder() != nil {
+		loads := stagingLoads(ld.rd, spans)
+		at := make(map[int32]int64, len(blocks))
+		next := base
+		for _, b := range blocks {
+			at[b] = next
+			next += roundUp(p.src.DecodedLen(int(b)), alignment)
+		}
+		ld.decodeInto(blocks, loads, ld.buf, func(b int32) int64 { return at[b] }, func(b int32, d *decode) {
+			loc[b] = where{seg: segArena, off: at[b], done: d}
+		})
+		ld.addLoads(w, loads, st)
+		return
+	}
+	loads, _ := layoutLoads(ld.rd, ld.buf, base, spans)
+	for piece, pl := range placements(loads) {
+		loc[int32(piece)] = where{seg: segArena, off: pl.offset, done: pl.load}
+	}
+	ld.addLoads(w, loads, st)
+}
+
+// addLoads counts loads to the window (its storage turn waits for them)
+// and to the epoch's storage bytes, and sets up their checks.
+func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
+	for _, l := range loads {
+		l.bytes = &st.storageBytes
+		if v, ok := ld.plan.src.(source.Verifier); ok && l.at >= 0 {
+			l.verify = func(l *load) error {
+				for _, pl := range l.span.Records {
+					if err := v.Verify(pl.Record, l.pieceBytes(pl)); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+	}
+	w.loads = append(w.loads, loads...)
+}
+
+// decodeInto makes the decoding of every block from the staging loads that
+// read its pieces, into dst at offset(b); each is handed to set and queued
+// after the window's loads.
+func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset func(int32) int64, set func(int32, *decode)) {
+	p := ld.plan
+	parts := make(map[int32][]piecePart, len(blocks))
+	for _, l := range loads {
+		for _, pl := range l.span.Records {
+			b := p.pieceOf[pl.Record]
+			parts[b] = append(parts[b], piecePart{from: l, at: pl})
+		}
+	}
+	verify, _ := p.src.(source.Verifier)
+	for _, b := range blocks {
+		n := p.src.DecodedLen(int(b))
+		off := offset(b)
+		d := &decode{signal: newSignal(), block: b, dec: p.src.Decoder(), verify: verify, parts: parts[b], dst: dst[off : off+n : off+n]}
+		set(b, d)
+		ld.pendingDecodes = append(ld.pendingDecodes, d)
+	}
+}
+
+// exchangeOp lays out the window's exchange: what this node sends from
+// where, and the receive region at recvAt in the arena.
+func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, recvRoom int64, no int, st *epochCounters) *exchangeOp {
+	p, s := ld.plan, ld.plan.sched
+	nodes := s.Nodes
+	op := &exchangeOp{signal: newSignal(), no: no, sent: &st.exchangeBytes,
+		sendCounts: make([]int, nodes), sendDispls: make([]int, nodes),
+		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes),
+		recv: ld.buf[recvAt : recvAt+recvRoom]}
+	sendAt, recvOff := 0, 0
+	for n := range nodes {
+		op.sendDispls[n], op.recvDispls[n] = sendAt, recvOff
+		op.sendCounts[n], op.recvCounts[n] = ctlBytes, ctlBytes
+		for _, pos := range work.Send[n] {
+			rec := int(p.posRecord[pos])
+			l := loc[s.PosBlock[pos]]
+			seg := ld.buf
+			if l.seg == segCache {
+				seg = ld.cache.buf
+			}
+			at := l.off + p.blockOff[rec]
+			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], need: l.done})
+			op.sendCounts[n] += int(s.PosBytes[pos])
+		}
+		for _, pos := range work.Recv[n] {
+			op.recvCounts[n] += int(s.PosBytes[pos])
+		}
+		sendAt += op.sendCounts[n]
+		recvOff += op.recvCounts[n]
+	}
+	if int64(recvOff) != recvRoom {
+		panic(fmt.Sprintf("loader: exchange receives %d bytes in a region of %d", recvOff, recvRoom))
+	}
+	return op
+}
+
+// epochCounters are one epoch's figures on this node reader.
+type epochCounters struct {
+	storageBytes  atomic.Int64
+	exchangeBytes atomic.Int64
+	cacheHits     atomic.Int64
+}

@@ -1,0 +1,189 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/lmdbio/lmdbio/pkg/planner"
+	"github.com/lmdbio/lmdbio/pkg/reader"
+	"github.com/lmdbio/lmdbio/pkg/source"
+)
+
+// completion is something a batch waits for before it may go to its
+// learner: a read from storage, the decoding of a block, a window's
+// exchange.
+type completion interface {
+	wait(ctx context.Context) error
+}
+
+// signal is a completion that is finished once.
+type signal struct {
+	done chan struct{}
+	err  error
+}
+
+func newSignal() signal { return signal{done: make(chan struct{})} }
+
+// finish sets the outcome and wakes the waiters.
+func (s *signal) finish(err error) {
+	s.err = err
+	close(s.done)
+}
+
+func (s *signal) wait(ctx context.Context) error {
+	select {
+	case <-s.done:
+		return s.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// load is one read from storage: a planned span of pieces and the bytes it
+// lands in (shared memory for blocks stored as is, a staging buffer for
+// blocks to decode).
+type load struct {
+	signal
+	rd     *reader.SpanReader
+	span   planner.Span
+	dst    []byte
+	at     int64               // where dst starts in its shared-memory segment; -1 for staging
+	verify func(l *load) error // checks the blocks of a stored-as-is span; nil for none
+	bytes  *atomic.Int64       // the epoch's storage bytes, counted after the read
+}
+
+// run performs the read and checks that every piece it holds arrived: a
+// data file shorter than its index says is corrupt or was replaced.
+func (l *load) run(ctx context.Context) {
+	l.finish(l.read(ctx))
+}
+
+func (l *load) read(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n, err := l.rd.ReadSpan(l.dst, l.span.Offset)
+	if l.bytes != nil {
+		l.bytes.Add(int64(n))
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range l.span.Records {
+		if p.Offset+p.Length > int64(n) {
+			return fmt.Errorf("%s: bytes %d to %d are past the end of the file (%d): the file changed or is corrupt",
+				l.rd.Path(), l.span.Offset+p.Offset, l.span.Offset+p.Offset+p.Length, l.span.Offset+int64(n))
+		}
+	}
+	if l.verify != nil {
+		return l.verify(l)
+	}
+	return nil
+}
+
+// pieceBytes returns the bytes of placement p of the span, as read.
+func (l *load) pieceBytes(p planner.Placed) []byte {
+	return l.dst[p.Offset : p.Offset+p.Length : p.Offset+p.Length]
+}
+
+// decode is the decoding of one block from the loads that read its pieces
+// into staging buffers; the decoded bytes land in dst (shared memory).
+type decode struct {
+	signal
+	block  int32
+	dec    source.Decoder
+	verify source.Verifier
+	parts  []piecePart // in the order Source.Pieces lists them
+	dst    []byte
+}
+
+// piecePart is where one piece of a block to decode was read.
+type piecePart struct {
+	from *load
+	at   planner.Placed
+}
+
+func (d *decode) run(ctx context.Context) {
+	d.finish(d.decode(ctx))
+}
+
+func (d *decode) decode(ctx context.Context) error {
+	pieces := make([][]byte, len(d.parts))
+	for i, p := range d.parts {
+		if err := p.from.wait(ctx); err != nil {
+			return err
+		}
+		pieces[i] = p.from.pieceBytes(p.at)
+	}
+	if err := d.dec.Decode(int(d.block), pieces, d.dst); err != nil {
+		return err
+	}
+	if d.verify != nil {
+		return d.verify.Verify(int(d.block), d.dst)
+	}
+	return nil
+}
+
+// layoutLoads lays spans out one after another in buf from base, each at an
+// aligned position, and makes a load for each. It returns the loads and the
+// bytes used.
+func layoutLoads(rd *reader.SpanReader, buf []byte, base int64, spans []planner.Span) ([]*load, int64) {
+	loads := make([]*load, len(spans))
+	at := base
+	for i, s := range spans {
+		n := roundUp(s.Length, alignment)
+		l := &load{signal: newSignal(), rd: rd, span: s, dst: buf[at : at+n], at: at}
+		if !rd.Direct() {
+			l.dst = l.dst[:s.Length]
+		}
+		loads[i] = l
+		at += n
+	}
+	return loads, at - base
+}
+
+// spansBytes is the room layoutLoads needs for spans.
+func spansBytes(spans []planner.Span) int64 {
+	var size int64
+	for _, s := range spans {
+		size += roundUp(s.Length, alignment)
+	}
+	return size
+}
+
+// stagingLoads makes loads whose bytes go to fresh staging buffers (Go
+// memory), for blocks that are decoded afterwards. With O_DIRECT the
+// buffers are aligned.
+func stagingLoads(rd *reader.SpanReader, spans []planner.Span) []*load {
+	loads := make([]*load, len(spans))
+	for i, s := range spans {
+		var dst []byte
+		if rd.Direct() {
+			dst = reader.Aligned(int(roundUp(s.Length, alignment)))
+		} else {
+			dst = make([]byte, s.Length)
+		}
+		loads[i] = &load{signal: newSignal(), rd: rd, span: s, dst: dst, at: -1}
+	}
+	return loads
+}
+
+// placement says where one piece's bytes land in shared memory, and which
+// load brings them.
+type placement struct {
+	offset, length int64
+	load           *load
+}
+
+// placements maps every piece of loads (laid out by layoutLoads) to where
+// it lands.
+func placements(loads []*load) map[int]placement {
+	place := make(map[int]placement)
+	for _, l := range loads {
+		for _, p := range l.span.Records {
+			place[p.Record] = placement{offset: l.at + p.Offset, length: p.Length, load: l}
+		}
+	}
+	return place
+}

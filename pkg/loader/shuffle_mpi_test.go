@@ -1,0 +1,353 @@
+package loader_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+)
+
+// The shuffle tests read through node splits of the world made in the test
+// (topology.Virtual), so one run of the binary compares 1 node x 4
+// learners, 2 x 2 and 4 x 1.
+
+// splits returns the node sizes that divide the world, largest node first.
+func splits() []int {
+	var out []int
+	for per := job.Size; per >= 1; per-- {
+		if job.Size%per == 0 {
+			out = append(out, per)
+		}
+	}
+	return out
+}
+
+// outcome is what a read of some epochs gave, agreed over all ranks.
+type outcome struct {
+	orders  []string            // per epoch: the order hash
+	digests []uint64            // per epoch: the digest sum
+	stats   []loader.EpochStats // per epoch: summed over ranks
+	state   loader.State        // where it stopped
+	records [][]int64           // per epoch: the records this rank got
+}
+
+// readRun opens fx on the virtual topology of perNode ranks per node,
+// reads every epoch (or stop batches in all, then closes), checks the bytes
+// against liblmdb's, and checks over all ranks that no record came twice
+// in an epoch and, for whole epochs, that none was missed. Collective.
+func readRun(t *testing.T, fx *fixture, opt loader.Options, perNode, stop int) (*outcome, bool) {
+	t.Helper()
+	topo, err := topology.Virtual(job.World, perNode)
+	if !agree(t, err == nil, "topology") {
+		t.Fatalf("topology of %d per node: %v", perNode, err)
+	}
+	defer topo.Free()
+	defer watchdog(t.Name(), readTimeout+readTimeout)()
+	opt.Topology, opt.Index = topo, index.LoadOptions{NoCache: true}
+	ld, err := loader.Open(fx.Dir, opt)
+	if err != nil {
+		t.Errorf("Open: %v", err)
+	}
+	if !agree(t, err == nil, "Open") {
+		return nil, false
+	}
+	d := &delivery{}
+	r := &outcome{}
+	first := ld.Epoch()
+	rounds := map[int][]int64{}
+	var digest uint64
+	finish := func(epoch int, whole bool) {
+		r.orders = append(r.orders, orderOf(rounds))
+		r.digests = append(r.digests, sumAll(digest))
+		r.stats = append(r.stats, sumStats(ld.EpochStats(epoch)))
+		var mine []int64
+		for _, recs := range rounds {
+			mine = append(mine, recs...)
+		}
+		r.records = append(r.records, mine)
+		checkEpoch(t, fx, mine, whole)
+		rounds, digest = map[int][]int64{}, 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	read := 0
+	for e := first; e < opt.Epochs && (stop == 0 || read < stop); {
+		start := ld.State().GlobalBatches
+		b, err := ld.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			resumed := opt.Resume != nil && e == opt.Resume.Epoch && opt.Resume.GlobalBatches > 0
+			finish(e, !resumed)
+			e++
+			continue
+		}
+		if err != nil {
+			d.problem("epoch %d: Next: %v", e, err)
+			break
+		}
+		d.check(b, fx, opt.Batch, false, fmt.Sprintf("epoch %d round %d", e, start))
+		for i, rec := range b.Records {
+			rounds[start] = append(rounds[start], int64(rec))
+			digest += recordSum(b.Keys[i], b.Values[i])
+		}
+		read++
+		if stop > 0 && read == stop {
+			r.state = ld.State()
+			finish(e, false)
+		}
+	}
+	if err := ld.Close(); err != nil {
+		d.problem("Close: %v", err)
+	}
+	for _, p := range d.problems {
+		t.Error(p)
+	}
+	ok := agree(t, len(d.problems) == 0, "reading")
+	checkNoSegments(t)
+	return r, ok
+}
+
+// recordSum is a record's term of the digest.
+func recordSum(key, value []byte) uint64 {
+	h := sha256.New()
+	h.Write(key)
+	h.Write(value)
+	return binary.LittleEndian.Uint64(h.Sum(nil))
+}
+
+// sumAll adds v over all ranks, modulo 2^64.
+func sumAll(v uint64) uint64 {
+	var total uint64
+	for _, x := range allgatherInts([]int64{int64(v)}) {
+		total += uint64(x[0])
+	}
+	return total
+}
+
+func sumStats(s loader.EpochStats) loader.EpochStats {
+	var t loader.EpochStats
+	for _, x := range allgatherInts([]int64{s.StorageBytes, s.ExchangeBytes, s.CacheHits}) {
+		t.StorageBytes += x[0]
+		t.ExchangeBytes += x[1]
+		t.CacheHits += x[2]
+	}
+	return t
+}
+
+// orderOf hashes an epoch's global batches, as lmdbio digest --json does:
+// every round's records over all ranks, sorted, round after round.
+func orderOf(rounds map[int][]int64) string {
+	var mine []int64
+	for round, recs := range rounds {
+		mine = append(mine, int64(round), int64(len(recs)))
+		mine = append(mine, recs...)
+	}
+	all := map[int64][]int64{}
+	for _, v := range allgatherInts(mine) {
+		for len(v) >= 2 {
+			n := v[1]
+			all[v[0]] = append(all[v[0]], v[2:2+n]...)
+			v = v[2+n:]
+		}
+	}
+	keys := make([]int64, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		recs := all[k]
+		slices.Sort(recs)
+		for _, r := range recs {
+			h.Write(binary.LittleEndian.AppendUint64(nil, uint64(r)))
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)[:8])
+}
+
+// checkEpoch checks over all ranks that no record came twice and, for a
+// whole epoch, that every record came.
+func checkEpoch(t *testing.T, fx *fixture, mine []int64, whole bool) {
+	t.Helper()
+	count := make([]int, fx.Records())
+	for _, recs := range allgatherInts(mine) {
+		for _, r := range recs {
+			count[r]++
+		}
+	}
+	var missing, twice []int
+	for r, c := range count {
+		if c == 0 {
+			missing = append(missing, r)
+		}
+		if c > 1 {
+			twice = append(twice, r)
+		}
+	}
+	if len(twice) > 0 || whole && len(missing) > 0 {
+		t.Errorf("records more than once: %s; missing: %s (whole epoch: %v)", head(twice), head(missing), whole)
+	}
+}
+
+var shuffles = []sampler.Shuffle{sampler.None, sampler.Chunk, sampler.Global, sampler.Local}
+
+// TestMPIShuffles reads two epochs of every shuffle on every node split:
+// every record exactly once per epoch with the right bytes; the same digest
+// as the file's order; the order of chunk and global changes between epochs
+// and seeds but not between node splits; with the cache, the second epoch
+// reads nothing from storage; without it, it does; locality moves fewer
+// records between nodes.
+func TestMPIShuffles(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	base := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Seed: 11, ChunkBytes: 64 << 10, ChunkWindow: 3, Window: 256 << 10}
+	var want uint64
+	for _, sh := range shuffles {
+		t.Run(sh.String(), func(t *testing.T) {
+			orders := map[string]string{}
+			for _, per := range splits() {
+				for _, cache := range []int64{0, loader.CacheOff} {
+					opt := base
+					opt.Shuffle, opt.Cache = sh, cache
+					r, ok := readRun(t, fx, opt, per, 0)
+					if !ok {
+						return
+					}
+					what := fmt.Sprintf("%d per node, cache %d", per, cache)
+					if want == 0 {
+						want = r.digests[0]
+					}
+					for e, d := range r.digests {
+						if d != want {
+							t.Errorf("%s: epoch %d digest %016x, the file's order gives %016x", what, e, d, want)
+						}
+					}
+					if sh.Random() && r.orders[0] == r.orders[1] {
+						t.Errorf("%s: epochs 0 and 1 have the same order %s", what, r.orders[0])
+					}
+					if sh.WorldIndependent() {
+						key := fmt.Sprint(r.orders)
+						if prev, seen := orders["any"]; seen && prev != key {
+							t.Errorf("%s: orders %s differ from another split's %s", what, key, prev)
+						}
+						orders["any"] = key
+					}
+					if r.stats[0].StorageBytes == 0 {
+						t.Errorf("%s: epoch 0 read nothing from storage", what)
+					}
+					switch {
+					case cache == 0 && r.stats[1].StorageBytes != 0:
+						t.Errorf("%s: epoch 1 read %d bytes from storage though the cache holds the dataset", what, r.stats[1].StorageBytes)
+					case cache == loader.CacheOff && r.stats[1].StorageBytes == 0:
+						t.Errorf("%s: epoch 1 read nothing from storage without a cache", what)
+					case cache == 0 && r.stats[1].CacheHits == 0:
+						t.Errorf("%s: epoch 1 had no cache hits", what)
+					}
+					if per == job.Size && r.stats[0].ExchangeBytes != 0 {
+						t.Errorf("%s: one node exchanged %d bytes", what, r.stats[0].ExchangeBytes)
+					}
+				}
+			}
+		})
+	}
+	t.Run("seed", func(t *testing.T) {
+		opt := base
+		opt.Shuffle, opt.Epochs = sampler.Global, 1
+		a, ok := readRun(t, fx, opt, job.Size, 0)
+		opt.Seed++
+		b, ok2 := readRun(t, fx, opt, job.Size, 0)
+		if ok && ok2 && a.orders[0] == b.orders[0] {
+			t.Errorf("seeds %d and %d give the same order", opt.Seed-1, opt.Seed)
+		}
+	})
+}
+
+// TestMPILocality: on more than one node, locality-aware assignment moves
+// fewer bytes between nodes than the plain one, same seed, same batches.
+func TestMPILocality(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	for _, per := range splits() {
+		if per == job.Size {
+			continue
+		}
+		opt := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 1, Shuffle: sampler.Global, Seed: 3}
+		on, ok := readRun(t, fx, opt, per, 0)
+		opt.Locality = loader.Off
+		off, ok2 := readRun(t, fx, opt, per, 0)
+		if !ok || !ok2 {
+			return
+		}
+		if on.orders[0] != off.orders[0] {
+			t.Errorf("%d per node: locality changed the order: %s vs %s", per, on.orders[0], off.orders[0])
+		}
+		if on.stats[0].ExchangeBytes >= off.stats[0].ExchangeBytes {
+			t.Errorf("%d per node: locality on exchanged %d bytes, off %d", per, on.stats[0].ExchangeBytes, off.stats[0].ExchangeBytes)
+		}
+	}
+}
+
+// TestMPISmallCache: a cache too small for the dataset still delivers every
+// record exactly once, and later epochs read the rest from storage.
+func TestMPISmallCache(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	for _, sh := range []sampler.Shuffle{sampler.None, sampler.Chunk, sampler.Global} {
+		opt := loader.Options{Batch: 4, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 5, ChunkBytes: 64 << 10,
+			Cache: 256 << 10, Window: 128 << 10}
+		r, ok := readRun(t, fx, opt, max(1, job.Size/2), 0)
+		if !ok {
+			return
+		}
+		if r.stats[1].StorageBytes == 0 || r.stats[1].CacheHits == 0 {
+			t.Errorf("%v: epoch 1 read %d bytes from storage with %d cache hits: want both", sh, r.stats[1].StorageBytes, r.stats[1].CacheHits)
+		}
+	}
+}
+
+// TestMPIResume stops a run after a few global batches, saves the state
+// and continues it on another node split: the two parts together hold every
+// record of the epoch exactly once, and their digests add up to the whole
+// epoch's.
+func TestMPIResume(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	sp := splits()
+	for _, sh := range shuffles {
+		t.Run(sh.String(), func(t *testing.T) {
+			opt := loader.Options{Batch: 6, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 9, ChunkBytes: 64 << 10}
+			whole, ok := readRun(t, fx, opt, sp[0], 0)
+			if !ok {
+				return
+			}
+			part, ok := readRun(t, fx, opt, sp[0], 7)
+			if !ok {
+				return
+			}
+			if part.state.Epoch != 0 || part.state.GlobalBatches != 7 {
+				t.Fatalf("state after 7 batches: %+v", part.state)
+			}
+			opt.Resume = &part.state
+			rest, ok := readRun(t, fx, opt, sp[len(sp)-1], 0)
+			if !ok {
+				return
+			}
+			if got := part.digests[0] + rest.digests[0]; got != whole.digests[0] {
+				t.Errorf("digests of the parts add up to %016x, the whole epoch's is %016x", got, whole.digests[0])
+			}
+			if len(rest.digests) != 2 || rest.digests[1] != whole.digests[1] {
+				t.Errorf("the epoch after the resumed one: %x, want %x", rest.digests, whole.digests)
+			}
+			checkEpoch(t, fx, append(slices.Clone(part.records[0]), rest.records[0]...), true)
+			if sh.WorldIndependent() && rest.orders[1] != whole.orders[1] {
+				t.Errorf("the epoch after the resumed one has order %s, the whole run's %s", rest.orders[1], whole.orders[1])
+			}
+		})
+	}
+}

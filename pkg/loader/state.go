@@ -1,0 +1,102 @@
+package loader
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// StateVersion is the format version of State documents this build writes
+// and reads.
+const StateVersion = 1
+
+// State is where a run is: enough to continue it exactly, also with another
+// number of ranks or nodes, as long as the global batch size is the same.
+// It is a small JSON document (see MarshalJSON's field names).
+type State struct {
+	Version     int    `json:"version"`
+	Identity    string `json:"dataset"` // the dataset snapshot (source.Info.Identity)
+	Records     int    `json:"records"`
+	Shuffle     string `json:"shuffle"`
+	Seed        uint64 `json:"seed"`
+	ChunkBytes  int64  `json:"chunk_bytes"`
+	ChunkWindow int    `json:"chunk_window"`
+	Remainder   string `json:"remainder"`
+	GlobalBatch int    `json:"global_batch"` // records per global batch: batch x learners
+	NodeSizes   []int  `json:"node_sizes"`   // learners per node of the run that saved it
+	// Epoch is the epoch in progress and GlobalBatches the global batches of
+	// it already delivered to every learner.
+	Epoch         int `json:"epoch"`
+	GlobalBatches int `json:"global_batches"`
+}
+
+// ErrResume marks a resume state that does not fit the run (another
+// dataset, shuffle or global batch size) or cannot be read.
+var ErrResume = errors.New("resume state does not fit")
+
+// ParseState reads a State document, checking its version and fields.
+func ParseState(b []byte) (*State, error) {
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%w: not a resume state: %v", ErrResume, err)
+	}
+	switch {
+	case s.Version != StateVersion:
+		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrResume, s.Version, StateVersion)
+	case s.Records < 0 || s.GlobalBatch < 1 || s.Epoch < 0 || s.GlobalBatches < 0 || len(s.NodeSizes) == 0:
+		return nil, fmt.Errorf("%w: damaged: %s", ErrResume, b)
+	}
+	learners := 0
+	for _, n := range s.NodeSizes {
+		if n < 1 || n > 1<<24 {
+			return nil, fmt.Errorf("%w: damaged: a node of %d learners", ErrResume, n)
+		}
+		learners += n
+	}
+	if learners > s.GlobalBatch || s.GlobalBatch%learners != 0 {
+		return nil, fmt.Errorf("%w: damaged: a global batch of %d for %d learners", ErrResume, s.GlobalBatch, learners)
+	}
+	return &s, nil
+}
+
+// fingerprint identifies the state for the agreement between ranks.
+func (s *State) fingerprint() string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// check says whether the state continues this run: the same records, the
+// same order and the same global batch.
+func (s *State) check(ds *dataset, opt Options, sizes []int) error {
+	learners := sum(sizes)
+	for _, c := range []struct {
+		what       string
+		saved, now any
+	}{
+		{"dataset", s.Identity, ds.Identity},
+		{"records", s.Records, ds.Records},
+		{"shuffle", s.Shuffle, opt.Shuffle.String()},
+		{"seed", s.Seed, opt.Seed},
+		{"chunk", s.ChunkBytes, opt.ChunkBytes},
+		{"chunk-window", s.ChunkWindow, opt.ChunkWindow},
+		{"remainder", s.Remainder, opt.Remainder.String()},
+		{"global batch (batch x learners)", s.GlobalBatch, opt.Batch * learners},
+	} {
+		if c.saved != c.now {
+			return fmt.Errorf("%w: it was saved with %s %v, this run has %v: resume with the same dataset, shuffle, seed and global batch size (--batch x ranks)",
+				ErrResume, c.what, c.saved, c.now)
+		}
+	}
+	if s.Epoch >= opt.Epochs {
+		return fmt.Errorf("%w: it is at epoch %d, and this run has only %d epochs: raise --epochs", ErrResume, s.Epoch, opt.Epochs)
+	}
+	return nil
+}
+
+// stateAt is the state after globalBatches of epoch.
+func stateAt(ds *dataset, opt Options, sizes []int, epoch, globalBatches int) State {
+	return State{Version: StateVersion, Identity: ds.Identity, Records: ds.Records, Shuffle: opt.Shuffle.String(),
+		Seed: opt.Seed, ChunkBytes: opt.ChunkBytes, ChunkWindow: opt.ChunkWindow, Remainder: opt.Remainder.String(),
+		GlobalBatch: opt.Batch * sum(sizes), NodeSizes: slices.Clone(sizes), Epoch: epoch, GlobalBatches: globalBatches}
+}

@@ -1,0 +1,36 @@
+package loader
+
+import "sync"
+
+// EpochStats are one epoch's figures on a node reader; zero on other ranks.
+type EpochStats struct {
+	StorageBytes  int64 // bytes read from the dataset file
+	ExchangeBytes int64 // bytes of values sent to other nodes
+	CacheHits     int64 // records produced from the cache, read from storage in an earlier window
+}
+
+// runStats keeps the figures of every epoch.
+type runStats struct {
+	mu     sync.Mutex
+	epochs map[int]*epochCounters
+}
+
+func newRunStats() *runStats { return &runStats{epochs: map[int]*epochCounters{}} }
+
+// epoch returns epoch e's counters.
+func (s *runStats) epoch(e int) *epochCounters {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.epochs[e]
+	if c == nil {
+		c = new(epochCounters)
+		s.epochs[e] = c
+	}
+	return c
+}
+
+// get returns epoch e's figures so far.
+func (s *runStats) get(e int) EpochStats {
+	c := s.epoch(e)
+	return EpochStats{StorageBytes: c.storageBytes.Load(), ExchangeBytes: c.exchangeBytes.Load(), CacheHits: c.cacheHits.Load()}
+}

@@ -23,7 +23,8 @@ func (r *benchRun) measureMode(s benchStep) {
 	}
 	lopt := r.cfg.lopt
 	lopt.Mode = s.mode.mode
-	sample, err := measureLearner(r.cfg.path, g.topo, lopt, r.cfg.consumer, r.cfg.workload)
+	sample, err := measureLearner(r.cfg.path, g.topo, lopt, s.consumer, r.cfg.workload)
+	sample.ProcessStartup = r.processStartup
 	if err != nil {
 		r.job.fail(withPath(r.cfg.path, err))
 	}
@@ -43,15 +44,16 @@ func (r *benchRun) measureMode(s benchStep) {
 	}
 	res := bench.Summarize(samples, r.cfg.workload.Enabled())
 	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
-	res.Consumer, res.Workload, res.Batch, res.Epochs = r.cfg.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
+	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
+	res.Consumer, res.Workload, res.Batch, res.Epochs = s.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
+	res.Direct, res.Stagger, res.IODepth, res.WindowBytes, res.MaxSpanBytes = lopt.Direct, lopt.Stagger, lopt.IODepth, lopt.Window, lopt.MaxSpan
 	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
-	res.FractionOfBestLimit = r.fractionOfBestLimit(s.round, s.cache, res.MBPerS)
-	hasDigest := r.cfg.consumer == bench.SHA256
+	hasDigest := s.consumer == bench.SHA256
 	if hasDigest {
 		res.Digest = bench.FormatDigest(res.DigestSum())
 	}
 	r.out.result(res)
-	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s)", s.mode.name, s.ranks, s.round, s.cache),
+	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s, %s)", s.mode.name, s.ranks, s.round, s.cache, s.consumer),
 		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
 }
 
@@ -78,7 +80,8 @@ func emulateCompute(d time.Duration) time.Duration {
 
 // measureLearner is one learner's part of a measurement: meet the others,
 // open the loader, read every epoch to the end doing the consumer's work
-// (and the workload's emulated compute), close, and say what it saw.
+// (and the workload's emulated compute), close, and say what it saw. Its
+// times count from before Open; the caller adds the process start-up.
 func measureLearner(path string, topo *topology.Topology, lopt loader.Options, kind bench.ConsumerKind,
 	w bench.Workload) (bench.RankSample, error) {
 	s := bench.RankSample{Rank: topo.Rank, Leader: topo.Leader()}
@@ -94,6 +97,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	if err != nil {
 		return s, err
 	}
+	s.Startup = time.Since(t0).Seconds()
 	var stall, compute, slept time.Duration
 	first := true
 	ctx := context.Background()
@@ -121,12 +125,14 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 			}
 		}
 	}
+	s.Wall = time.Since(t0).Seconds()
 	s.Shm = ld.ArenaBytes()
 	s.LoaderIO = ld.Stats().Reads
+	tc := time.Now()
 	if err := ld.Close(); err != nil {
 		return s, err
 	}
-	s.Wall = time.Since(t0).Seconds()
+	s.Close = time.Since(tc).Seconds()
 	s.Stall, s.Compute = stall.Seconds(), compute.Seconds()
 	s.Records, s.Bytes, s.Digest = con.Records, con.Bytes, con.Digest
 	if io1, err := bench.SelfIO(); err == nil && ioErr == nil {

@@ -29,19 +29,22 @@ type benchRun struct {
 	groups   map[int]*benchGroup
 	canDrop  bool // every node can drop its page cache
 	noDirect bool // the file system refused O_DIRECT for the limit
+	// processStartup is this rank's time from its process start to the
+	// job's start (runtime, MPI_Init, topology): what a fresh process of
+	// a training job pays before it can open a loader.
+	processStartup float64
 
 	// rank 0 only
 	out      *benchOutput
 	progress *benchProgress
-	limits   map[benchLimitKey]float64 // sequential MB/s per round, cache and O_DIRECT
+	limits   map[benchLimitKey]float64 // the fastest probe's MB/s per round and cache
 	agree    bench.Agreement
 	mismatch error
 }
 
 type benchLimitKey struct {
-	round  int
-	cache  string
-	direct bool
+	round int
+	cache string
 }
 
 func runBench(cfg benchConfig) error {
@@ -50,6 +53,7 @@ func runBench(cfg benchConfig) error {
 		return err
 	}
 	r := &benchRun{cfg: cfg, job: job, groups: map[int]*benchGroup{}, limits: map[benchLimitKey]float64{}}
+	r.processStartup = processStartup()
 	world := job.topo.World
 	if r.ranks, err = benchRanks(cfg, world.Size()); err != nil { // the same on every rank
 		return job.finish(err)
@@ -88,6 +92,17 @@ func runBench(cfg benchConfig) error {
 	}
 	r.freeGroups()
 	return job.finish(withCode(exitFailure, err))
+}
+
+// processStartup is how long this process has run, taken right after the
+// job started; 0 with a warning where the kernel does not say.
+func processStartup() float64 {
+	age, err := bench.ProcessAge()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lmdbio bench: %v: start-up of the learners' processes not counted\n", err)
+		return 0
+	}
+	return age.Seconds()
 }
 
 // prepareDataset finds the data file and makes sure the index exists, so
@@ -215,50 +230,47 @@ func (r *benchRun) setCache(cache string) {
 	}
 }
 
-// measureLimit reads the data file sequentially on rank 0, buffered and with
-// O_DIRECT, each from the cache state of the step. For the warm state an
-// untimed read first brings the file into the page cache.
+// measureLimit reads the data file on rank 0 with every limit probe, each
+// from the cache state of the step, and keeps the fastest as the round's
+// limit. For the warm state an untimed read first brings the file into the
+// page cache (also when no probe is measured: warm contenders need it).
 func (r *benchRun) measureLimit(s benchStep) {
 	rank0 := r.job.topo.Rank == 0
-	for _, direct := range []bool{false, true} {
+	if s.cache == "warm" {
 		r.setCache(s.cache)
-		if !rank0 || (direct && r.noDirect) {
-			continue
-		}
-		if s.cache == "warm" && !direct {
-			if _, err := bench.SequentialRead(r.dataPath, false, bench.LimitBuffer); err != nil {
+		if rank0 {
+			if _, err := bench.SequentialRead(r.dataPath, bench.LimitProbes[0]); err != nil {
 				r.job.fail(withPath(r.cfg.path, err))
 			}
 		}
-		got, err := bench.SequentialRead(r.dataPath, direct, bench.LimitBuffer)
-		if direct && errors.Is(err, reader.ErrDirectUnsupported) {
+	}
+	for _, p := range r.cfg.probes {
+		r.setCache(s.cache)
+		if !rank0 || (p.Direct && r.noDirect) {
+			continue
+		}
+		got, err := bench.SequentialRead(r.dataPath, p)
+		if p.Direct && errors.Is(err, reader.ErrDirectUnsupported) {
 			r.noDirect = true
 			r.progress.clear()
-			fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit: %v\n", r.cfg.path, err)
+			fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit probes: %v\n", r.cfg.path, err)
 			continue
 		}
 		if err != nil {
 			r.job.fail(withPath(r.cfg.path, err))
 		}
-		r.limits[benchLimitKey{s.round, s.cache, direct}] = got.MBPerS()
-		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Direct: direct,
+		key := benchLimitKey{s.round, s.cache}
+		r.limits[key] = max(r.limits[key], got.MBPerS())
+		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Probe: p.String(), Direct: p.Direct,
+			Streams: p.Streams, Depth: p.Depth, RequestBytes: int64(got.Probe.Request),
 			Bytes: got.Bytes, Seconds: got.Seconds, MBPerS: got.MBPerS()})
 	}
 }
 
-// fractionOfLimit is mb/s over the round's buffered sequential read in the
+// fractionOfLimit is mb/s over the round's limit (its fastest probe) in the
 // same cache state; 0 when there is none.
 func (r *benchRun) fractionOfLimit(round int, cache string, mbps float64) float64 {
-	return nan0(bench.Quotient(mbps, r.limits[benchLimitKey{round, cache, false}]))
-}
-
-// fractionOfBestLimit is mb/s over the faster of the round's two sequential
-// reads (buffered or O_DIRECT) in the same cache state. Where one stream of
-// buffered reads cannot keep the device busy (a small readahead window),
-// O_DIRECT's large requests show more of what storage can do.
-func (r *benchRun) fractionOfBestLimit(round int, cache string, mbps float64) float64 {
-	best := max(r.limits[benchLimitKey{round, cache, false}], r.limits[benchLimitKey{round, cache, true}])
-	return nan0(bench.Quotient(mbps, best))
+	return nan0(bench.Quotient(mbps, r.limits[benchLimitKey{round, cache}]))
 }
 
 // check records what a contender delivered and remembers the first

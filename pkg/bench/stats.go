@@ -61,3 +61,37 @@ func Quotient(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// MinNoiseBand is the least relative difference between two medians over
+// rounds that counts as a difference: timings on shared machines swing by
+// several percent from run to run even when the spread of a few rounds
+// happens to be small, and one round has no spread at all.
+const MinNoiseBand = 0.10
+
+// NoiseBand is the relative band within which the medians of a and b
+// cannot be told apart: the larger of their relative spreads
+// ((max-min)/median) and MinNoiseBand.
+func NoiseBand(a, b Spread) float64 {
+	band := MinNoiseBand
+	for _, s := range []Spread{a, b} {
+		if r := s.Relative(); !math.IsNaN(r) {
+			band = max(band, r)
+		}
+	}
+	return band
+}
+
+// AboveLimit reports whether a contender's median throughput exceeds the
+// storage's limit by more than the noise band of the two, and the band. A
+// contender cannot read faster than the storage gives: above the limit,
+// either the limit was not measured the way the contender reads (a probe is
+// missing), or the contender did not read what it delivered from storage
+// (a warm cache, data read in place through mmap with a consumer that does
+// not copy). False when either is unknown.
+func AboveLimit(contender, limit Spread) (band float64, above bool) {
+	band = NoiseBand(contender, limit)
+	if contender.N == 0 || limit.N == 0 || limit.Median <= 0 {
+		return band, false
+	}
+	return band, contender.Median > limit.Median*(1+band)
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"golang.org/x/term"
 )
@@ -205,7 +206,7 @@ func (o *benchOutput) finish(ranks []int) {
 			}
 		}
 		fmt.Fprintf(o.w, "  %-30s %-6s %3d ranks %-4s %9.1f MB/s [%.1f, %.1f] spread %4.0f%%", label, s.consumer, s.ranks, s.cache,
-			sum.MedianMBPerS, sum.MinMBPerS, sum.MaxMBPerS, 100*nan0(bench.SpreadOf(s.mbps).Relative()))
+			sum.MedianMBPerS, sum.MinMBPerS, sum.MaxMBPerS, 100*nan0(stats.SpreadOf(s.mbps).Relative()))
 		if sum.MedianFractionOfLimit > 0 {
 			fmt.Fprintf(o.w, "  %.2f× limit", sum.MedianFractionOfLimit)
 		}
@@ -227,15 +228,15 @@ func (o *benchOutput) finish(ranks []int) {
 
 // summarize turns one series into its summary line, with the limit check.
 func (o *benchOutput) summarize(s *benchSeries) bench.Summary {
-	sp := bench.SpreadOf(s.mbps)
+	sp := stats.SpreadOf(s.mbps)
 	sum := bench.Summary{Type: bench.TypeSummary, Name: s.name, Kind: s.kind, Ranks: s.ranks, Cache: s.cache, Consumer: s.consumer,
 		MedianMBPerS: sp.Median, MinMBPerS: sp.Min, MaxMBPerS: sp.Max, Rounds: sp.N,
 		MedianSamplesPerS: median0(s.sps), MedianFractionOfLimit: median0(s.frac),
 		MedianFirstBatchMax: median0(s.first), MedianStartup: median0(s.startup), MedianStall: median0(s.stall)}
 	if s.kind != "limit" {
-		lim := bench.SpreadOf(o.bestLimits(s.cache))
+		lim := stats.SpreadOf(o.bestLimits(s.cache))
 		sum.LimitMBPerS = median0(o.bestLimits(s.cache))
-		sum.NoiseBand, sum.AboveLimit = bench.AboveLimit(sp, lim)
+		sum.NoiseBand, sum.AboveLimit = stats.AboveLimit(sp, lim)
 	}
 	return sum
 }
@@ -265,7 +266,7 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 		if s.kind != "mode" || s.name != best {
 			continue
 		}
-		top := bench.Median(s.mbps)
+		top := stats.Median(s.mbps)
 		for _, other := range series {
 			if other.cache != s.cache || other.consumer != s.consumer {
 				continue
@@ -275,7 +276,7 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 				other.kind == "peer" && (other.ranks == s.ranks || !benchPeerPerRank(other.name)):
 				lines = append(lines, bench.Ratio{Type: bench.TypeRatio, Name: best + "/" + other.name, Of: best,
 					To: other.name, Ranks: s.ranks, Cache: s.cache, Consumer: s.consumer,
-					Ratio: bench.Quotient(top, bench.Median(other.mbps))})
+					Ratio: bench.Quotient(top, stats.Median(other.mbps))})
 			}
 		}
 		if f := median0(s.frac); f > 0 {
@@ -319,7 +320,7 @@ func (o *benchOutput) auSearch(series []*benchSeries) {
 			ranksOf[k] = map[bench.AUPoint]int{}
 		}
 		nodes := max(s.nodes, 1)
-		p := bench.AUPoint{PerNode: (s.ranks + nodes - 1) / nodes, Nodes: nodes, AUMin: bench.Median(s.au)}
+		p := bench.AUPoint{PerNode: (s.ranks + nodes - 1) / nodes, Nodes: nodes, AUMin: stats.Median(s.au)}
 		points[k] = append(points[k], p)
 		ranksOf[k][p] = s.ranks
 	}
@@ -346,7 +347,7 @@ func (o *benchOutput) auSearch(series []*benchSeries) {
 }
 
 // median0 is the median, or 0 for nothing (JSON has no NaN).
-func median0(xs []float64) float64 { return nan0(bench.Median(xs)) }
+func median0(xs []float64) float64 { return nan0(stats.Median(xs)) }
 
 func nan0(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -20,7 +20,7 @@
 // The limit of the storage is the fastest of several probes that read the
 // data file front to back the way a tuned reader would (SequentialRead with
 // a Probe: buffered or O_DIRECT, several streams, several requests in
-// flight). AboveLimit flags a contender whose median exceeds it by more
+// flight). stats.AboveLimit flags a contender whose median exceeds it by more
 // than the noise band of the two. Cold-cache runs drop the page cache first
 // (DropCaches), which needs root.
 //

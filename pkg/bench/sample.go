@@ -1,6 +1,10 @@
 package bench
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+)
 
 // RankSample is what one rank measured in one measurement. It travels from
 // every rank to rank 0 as JSON.
@@ -68,7 +72,7 @@ func Summarize(samples []RankSample, withAU bool) Result {
 	}
 	r.SamplesPerS = Rate(float64(r.Samples), r.Seconds)
 	r.MBPerS = Rate(float64(r.Bytes), r.Seconds) / 1e6
-	fb := SpreadOf(firsts)
+	fb := stats.SpreadOf(firsts)
 	r.FirstBatchMin, r.FirstBatchMedian, r.FirstBatchMax = fb.Min, fb.Median, fb.Max
 	r.StallMean = stallSum / float64(len(samples))
 	if withAU {

@@ -1,4 +1,9 @@
-package bench
+// Package stats summarises repeated measurements: medians, spreads over
+// rounds, and whether two medians differ by more than their noise. It has
+// no dependencies beyond the standard library, so every tool that reads
+// benchmark output (lmdbio bench, the report, the model) applies the same
+// rules.
+package stats
 
 import (
 	"math"
@@ -42,24 +47,6 @@ func (s Spread) Relative() float64 {
 		return math.NaN()
 	}
 	return (s.Max - s.Min) / s.Median
-}
-
-// Rate is amount / seconds, or 0 when no time passed (nothing to divide by
-// is reported as nothing delivered rather than infinity, which JSON cannot
-// carry).
-func Rate(amount, seconds float64) float64 {
-	if seconds <= 0 {
-		return 0
-	}
-	return amount / seconds
-}
-
-// Quotient is a / b, or NaN when b is 0.
-func Quotient(a, b float64) float64 {
-	if b == 0 {
-		return math.NaN()
-	}
-	return a / b
 }
 
 // MinNoiseBand is the least relative difference between two medians over

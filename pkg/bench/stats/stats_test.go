@@ -1,4 +1,4 @@
-package bench
+package stats
 
 import (
 	"math"
@@ -54,21 +54,6 @@ func TestSpread(t *testing.T) {
 	}
 	if s := SpreadOf(nil); s.N != 0 || !math.IsNaN(s.Median) || !math.IsNaN(s.Relative()) {
 		t.Errorf("SpreadOf(nil) = %+v", s)
-	}
-}
-
-func TestRateAndQuotient(t *testing.T) {
-	if got := Rate(10, 4); got != 2.5 {
-		t.Errorf("Rate(10, 4) = %v", got)
-	}
-	if got := Rate(10, 0); got != 0 {
-		t.Errorf("Rate(10, 0) = %v, want 0", got)
-	}
-	if got := Quotient(3, 2); got != 1.5 {
-		t.Errorf("Quotient(3, 2) = %v", got)
-	}
-	if !math.IsNaN(Quotient(1, 0)) {
-		t.Error("Quotient(1, 0) is not NaN")
 	}
 }
 

@@ -224,10 +224,7 @@ func throughputFigure(t ScalingTable, name string) (Figure, error) {
 		}
 	}
 	if t.Limit > 0 {
-		addHLine(p, &l, fmt.Sprintf("sequential limit %s MB/s", fmtRate(t.Limit)), t.Limit, color.Black, dashes[1])
-	}
-	if t.Direct > 0 {
-		addHLine(p, &l, fmt.Sprintf("O_DIRECT limit %s MB/s", fmtRate(t.Direct)), t.Direct, color.Gray{Y: 0x80}, dashes[2])
+		addHLine(p, &l, fmt.Sprintf("storage limit %s MB/s", fmtRate(t.Limit)), t.Limit, color.Black, dashes[1])
 	}
 	headroom(p)
 	return Figure{Name: name, Plot: p, Legend: l}, nil

@@ -39,7 +39,7 @@
 // machine.go) are pure
 // functions from records to rows of numbers; rendering writes those rows as
 // Markdown (markdown.go, format.go) and as gonum/plot figures in SVG and PNG
-// (plots.go, bars.go, render.go).
+// (plots.go, bars.go; pkg/bench/figure writes them).
 //
 // Written to DIR: results.md; throughput_vs_ranks_{cold,warm}[_STORAGE[_CONSUMER]],
 // stacked_study[_STORAGE[_CONSUMER]] (the consumer when a storage ran several)

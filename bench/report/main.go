@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/figure"
 )
 
 // Exit statuses, as for every lmdbio command.
@@ -139,7 +141,7 @@ func write(dir string, rep *Report, plots bool) ([]string, error) {
 		return written, err
 	}
 	for _, f := range figs {
-		paths, err := WriteFigure(dir, f)
+		paths, err := figure.Write(dir, f)
 		written = append(written, paths...)
 		if err != nil {
 			return written, err

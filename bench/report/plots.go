@@ -8,18 +8,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/pkg/bench/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Figure is one plot and its legend, drawn beside it; Name has no extension.
-type Figure struct {
-	Name   string
-	Plot   *plot.Plot
-	Legend plot.Legend
-}
+// Figure is one plot and its legend, drawn beside it.
+type Figure = figure.Figure
 
 // palette gives every mode and peer the same colour in every figure.
 var palette = map[string]color.Color{
@@ -212,7 +209,7 @@ func seriesXYs(ranks []int, cells []Summary) plotter.XYs {
 func throughputFigure(t ScalingTable, name string) (Figure, error) {
 	p := newPlot("Throughput vs ranks — "+heading(t.Group, t.Cache, ""), "ranks (learner processes)", "throughput delivered to learners (MB/s)")
 	rankTicks(p, t.Ranks)
-	l := legend()
+	l := figure.NewLegend()
 	spares := map[string]color.Color{}
 	for i, s := range t.Series {
 		label, dash := s.Name, []vg.Length(nil)
@@ -245,7 +242,7 @@ func studyFigure(ts []StudyTable, name string) Figure {
 	p.X.Tick.Label.Rotation = math.Pi / 9
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
-	l := legend()
+	l := figure.NewLegend()
 	width := 0.8 / float64(len(ts))
 	for k, t := range ts {
 		b := &bars{
@@ -335,7 +332,7 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 	}
 	p := newPlot(title, "ranks (learner processes)", "first batch, slowest rank ("+u.name+")")
 	rankTicks(p, ranks)
-	l := legend()
+	l := figure.NewLegend()
 	spares := map[string]color.Color{}
 	for gi, t := range pick {
 		var prefix []string
@@ -375,16 +372,6 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 	}
 	headroom(p)
 	return Figure{Name: name, Plot: p, Legend: l}, nil
-}
-
-// legend returns the style of every figure's legend, drawn beside the plot.
-func legend() plot.Legend {
-	l := plot.NewLegend()
-	l.Top, l.Left = true, true
-	l.TextStyle.Font.Size = vg.Points(10)
-	l.Padding = vg.Points(3)
-	l.ThumbnailWidth = vg.Points(24)
-	return l
 }
 
 // log10Ticks labels an axis that carries log10 of the data with the data's

@@ -46,6 +46,7 @@ func (r *benchRun) measureMode(s benchStep) {
 	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
 	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
 	res.Consumer, res.Workload, res.Batch, res.Epochs = s.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
+	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
 	res.Direct, res.Stagger, res.IODepth, res.WindowBytes, res.MaxSpanBytes = lopt.Direct, lopt.Stagger, lopt.IODepth, lopt.Window, lopt.MaxSpan
 	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
 	hasDigest := s.consumer == bench.SHA256

@@ -31,6 +31,8 @@ type Result struct {
 	Workload     string `json:"workload"`
 	Batch        int    `json:"batch"`
 	Epochs       int    `json:"epochs"`
+	// ComputePerBatch is the workload's emulated accelerator time per batch.
+	ComputePerBatch float64 `json:"compute_s_per_batch"`
 
 	// The loader's settings, for models fitted to these lines.
 	Direct       bool  `json:"direct"`

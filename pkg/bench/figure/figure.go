@@ -1,4 +1,7 @@
-package main
+// Package figure writes gonum/plot figures with their legend beside the
+// plot, as SVG and PNG, in the one style the benchmark report and the
+// scale model share.
+package figure
 
 import (
 	"fmt"
@@ -7,11 +10,30 @@ import (
 	"os"
 	"path/filepath"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
+
+// Figure is one plot and its legend, drawn beside it; Name has no extension.
+type Figure struct {
+	Name   string
+	Plot   *plot.Plot
+	Legend plot.Legend
+}
+
+// NewLegend returns the style of every figure's legend, drawn beside the
+// plot.
+func NewLegend() plot.Legend {
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = vg.Points(10)
+	l.Padding = vg.Points(3)
+	l.ThumbnailWidth = vg.Points(24)
+	return l
+}
 
 // Figure size and PNG resolution: wide enough for the legend beside the
 // plot, sharp enough to read when a README embeds the PNG.
@@ -21,9 +43,8 @@ const (
 	pngDPI    = 144
 )
 
-// WriteFigure writes f as DIR/NAME.svg and DIR/NAME.png and returns their
-// paths.
-func WriteFigure(dir string, f Figure) ([]string, error) {
+// Write writes f as DIR/NAME.svg and DIR/NAME.png and returns their paths.
+func Write(dir string, f Figure) ([]string, error) {
 	svg := vgsvg.New(figWidth, figHeight)
 	png := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(pngDPI))
 	var paths []string

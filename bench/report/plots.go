@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/lmdbio/lmdbio/pkg/bench/figure"
@@ -365,7 +364,7 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 		}
 	}
 	if logY {
-		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Tick.Marker = figure.Log10Ticks{}
 		p.Y.Min, p.Y.Max = y(slices.Min(all)/1.5), y(slices.Max(all)*1.5)
 		p.Y.Label.Text = "first batch, slowest rank (" + u.name + ", log scale)"
 		return Figure{Name: name, Plot: p, Legend: l}, nil
@@ -374,27 +373,3 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 	return Figure{Name: name, Plot: p, Legend: l}, nil
 }
 
-// log10Ticks labels an axis that carries log10 of the data with the data's
-// own values, 1, 2 and 5 times each power of ten, unlabelled ticks between.
-// Plotting log10 on a linear axis stands in for gonum's log scale, whose
-// axis-label placement assumes a linear axis and squeezes the plot.
-type log10Ticks struct{}
-
-// Ticks implements plot.Ticker.
-func (log10Ticks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for d := math.Floor(lo); d <= math.Ceil(hi); d++ {
-		for m := 1; m <= 9; m++ {
-			v := math.Log10(float64(m)) + d
-			if v < lo || v > hi {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
-				t.Label = strconv.FormatFloat(float64(m)*math.Pow(10, d), 'f', max(0, int(-d)), 64)
-			}
-			ts = append(ts, t)
-		}
-	}
-	return ts
-}

@@ -75,16 +75,3 @@ func TestFileSafe(t *testing.T) {
 		}
 	}
 }
-
-func TestLog10Ticks(t *testing.T) {
-	var labels []string
-	for _, tk := range (log10Ticks{}).Ticks(-1.5, 2.5) { // 0.0316 .. 316
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	want := []string{"0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100", "200"}
-	if !slices.Equal(labels, want) {
-		t.Errorf("labels %v, want %v", labels, want)
-	}
-}

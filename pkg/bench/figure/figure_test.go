@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -39,5 +40,18 @@ func TestWrite(t *testing.T) {
 	}
 	if _, err := Write(filepath.Join(dir, "missing", "dir"), Figure{Name: "g", Plot: p, Legend: l}); err == nil {
 		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+func TestLog10Ticks(t *testing.T) {
+	var labels []string
+	for _, tk := range (Log10Ticks{}).Ticks(-1.5, 2.5) { // 0.0316 .. 316
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	want := []string{"0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100", "200"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("labels %v, want %v", labels, want)
 	}
 }

@@ -43,6 +43,7 @@ memory.` + exitStatusHelp,
 		newInfoCommand(),
 		newIndexCommand(),
 		newBenchCommand(),
+		newModelCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp

@@ -299,6 +299,10 @@ func (f fitProblem) stdErr(x []float64) map[string]float64 {
 	var jtj, inv mat.Dense
 	jtj.Mul(sub.T(), sub)
 	err := inv.Inverse(&jtj)
+	var cond mat.Condition
+	if errors.As(err, &cond) {
+		err = nil // ill-conditioned, not singular: the large variances say so
+	}
 	sigma2 := 0.0
 	if dof := float64(m - len(keep)); dof > 0 {
 		sigma2 = f.cost(x) / dof

@@ -163,6 +163,9 @@ func (p Params) Validate() error {
 // ParamsFile is the JSON form of a parameter set: the values, and the
 // sources and assumptions behind them.
 type ParamsFile struct {
+	// Type is "params" when the set is one line of a --json output; it may
+	// be left out of a file.
+	Type string `json:"type,omitempty"`
 	Params
 	Name        string   `json:"name,omitempty"`
 	Sources     []string `json:"sources,omitempty"`
@@ -178,10 +181,23 @@ func ReadParams(r io.Reader) (ParamsFile, error) {
 	if err := dec.Decode(&f); err != nil {
 		return f, fmt.Errorf("model: parameters: %w: %w", err, ErrParams)
 	}
+	if f.Type != "" && f.Type != "params" {
+		return f, fmt.Errorf("model: parameters: a %q line, not params: %w", f.Type, ErrParams)
+	}
 	if err := f.Validate(); err != nil {
 		return f, err
 	}
 	return f, nil
+}
+
+// Set sets the parameter called name.
+func (p *Params) Set(name string, v float64) error {
+	f, ok := lookup(name)
+	if !ok {
+		return fmt.Errorf("model: no parameter %q (want one of %s)", name, strings.Join(ParamNames(), ", "))
+	}
+	*f.get(p) = v
+	return nil
 }
 
 // Describe lists the parameters as "name value" lines, in a stable order.

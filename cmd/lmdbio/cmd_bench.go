@@ -150,6 +150,7 @@ type benchConfig struct {
 	python      string
 	workload    bench.Workload
 	json        bool
+	wholeJob    bool     // measure only the whole job, never fewer ranks
 	warnings    []string // for rank 0 to print once the job has started
 }
 

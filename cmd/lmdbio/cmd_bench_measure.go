@@ -28,19 +28,10 @@ func (r *benchRun) measureMode(s benchStep) {
 	if err != nil {
 		r.job.fail(withPath(r.cfg.path, err))
 	}
-	enc, _ := json.Marshal(sample)
-	all, err := gatherStrings(g.topo.World, string(enc), 0)
-	if err != nil {
-		r.job.fail(fmt.Errorf("bench: %w", err))
-	}
+	r.lastSample = sample
+	samples := r.gatherSamples(g, sample)
 	if r.job.topo.Rank != 0 {
 		return
-	}
-	samples := make([]bench.RankSample, len(all))
-	for i, a := range all {
-		if err := json.Unmarshal([]byte(a), &samples[i]); err != nil {
-			r.job.fail(fmt.Errorf("bench: rank %d's sample: %w", i, err))
-		}
 	}
 	res := bench.Summarize(samples, r.cfg.workload.Enabled())
 	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
@@ -57,6 +48,77 @@ func (r *benchRun) measureMode(s benchStep) {
 	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s, %s)", s.mode.name, s.ranks, s.round, s.cache, s.consumer),
 		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
 }
+
+// gatherSamples collects every rank's sample of a measurement at rank 0
+// (nil elsewhere).
+func (r *benchRun) gatherSamples(g *benchGroup, sample bench.RankSample) []bench.RankSample {
+	enc, _ := json.Marshal(sample)
+	all, err := gatherStrings(g.topo.World, string(enc), 0)
+	if err != nil {
+		r.job.fail(fmt.Errorf("bench: %w", err))
+	}
+	if all == nil {
+		return nil
+	}
+	samples := make([]bench.RankSample, len(all))
+	for i, a := range all {
+		if err := json.Unmarshal([]byte(a), &samples[i]); err != nil {
+			r.job.fail(fmt.Errorf("bench: rank %d's sample: %w", i, err))
+		}
+	}
+	return samples
+}
+
+// measureSynthetic is DS-Analyzer's first run: every learner takes as many
+// batches as it took from the loader in the previous measurement, of the
+// same sizes, from memory: no storage, no loader, no consumer, only the
+// workload's emulated compute. Its time is what the accelerators need
+// when data is never late.
+func (r *benchRun) measureSynthetic(s benchStep) {
+	r.setCache(s.cache)
+	g := r.groups[s.ranks]
+	if g.topo == nil {
+		return
+	}
+	last := r.lastSample
+	perRecord := 0
+	if last.Records > 0 {
+		perRecord = int(last.Bytes / last.Records)
+	}
+	batch := make([]byte, r.cfg.lopt.Batch*perRecord) // the batch in memory, filled once
+	for i := range batch {
+		batch[i] = byte(i)
+	}
+	sample := bench.RankSample{Rank: g.topo.Rank, Leader: g.topo.Leader()}
+	if err := g.topo.World.Barrier(); err != nil {
+		r.job.fail(fmt.Errorf("bench: %w", err))
+	}
+	t0 := time.Now()
+	var compute, slept time.Duration
+	for b := 0; b < last.Batches; b++ {
+		records := min(int64(r.cfg.lopt.Batch), last.Records-sample.Records)
+		view := batch[:records*int64(perRecord)]
+		sample.Records += records
+		sample.Bytes += int64(len(view))
+		sample.Batches++
+		compute += r.cfg.workload.Compute
+		slept += emulateCompute(compute - slept)
+	}
+	sample.Wall, sample.Compute = time.Since(t0).Seconds(), compute.Seconds()
+	samples := r.gatherSamples(g, sample)
+	if r.job.topo.Rank != 0 {
+		return
+	}
+	res := bench.Summarize(samples, r.cfg.workload.Enabled())
+	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, syntheticMode, s.ranks, g.topo.Nodes, s.cache
+	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
+	res.Consumer, res.Workload, res.Batch, res.Epochs = bench.NoConsumer.String(), workloadName(r.cfg.workload), r.cfg.lopt.Batch, 1
+	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
+	r.out.result(res)
+}
+
+// syntheticMode names the results of measureSynthetic.
+const syntheticMode = "synthetic"
 
 func workloadName(w bench.Workload) string {
 	if !w.Enabled() {
@@ -117,6 +179,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 				ld.Close()
 				return s, err
 			}
+			s.Batches++
 			for i := range b.Keys {
 				con.Consume(b.Keys[i], b.Values[i])
 			}

@@ -44,11 +44,11 @@ func (o *benchOutput) emit(v any) {
 func (o *benchOutput) row(round int, cache string, ranks, nodes string, name, consumer string, sps, mbps, frac, startup, first, stall float64) {
 	o.progress.clear()
 	if !o.header {
-		fmt.Fprintf(o.w, "%-5s %-5s %5s %5s  %-24s %-8s %10s %9s %7s %9s %8s %8s\n",
+		fmt.Fprintf(o.w, "%-5s %-6s %5s %5s  %-24s %-8s %10s %9s %7s %9s %8s %8s\n",
 			"round", "cache", "ranks", "nodes", "contender", "consumer", "samples/s", "MB/s", "×limit", "startup/s", "first/s", "stall/s")
 		o.header = true
 	}
-	fmt.Fprintf(o.w, "%-5d %-5s %5s %5s  %-24s %-8s %10s %9s %7s %9s %8s %8s\n", round, cache, ranks, nodes, name, consumer,
+	fmt.Fprintf(o.w, "%-5d %-6s %5s %5s  %-24s %-8s %10s %9s %7s %9s %8s %8s\n", round, cache, ranks, nodes, name, consumer,
 		num(sps, 0), num(mbps, 1), num(frac, 2), num(startup, 3), num(first, 3), num(stall, 3))
 }
 

@@ -10,9 +10,11 @@ import (
 type benchStepKind int
 
 const (
-	stepLimit benchStepKind = iota // the limit probes of the data file on rank 0
-	stepMode                       // the loader in one mode on the first ranks of the job
-	stepPeer                       // another loader, as subprocesses
+	stepLimit     benchStepKind = iota // the limit probes of the data file on rank 0
+	stepMode                           // the loader in one mode on the first ranks of the job
+	stepPeer                           // another loader, as subprocesses
+	stepWarmUp                         // an untimed read that brings the data file into the page cache
+	stepSynthetic                      // batches from memory and emulated compute only (lmdbio stall)
 )
 
 // benchStep is one measurement. Every rank walks the same list of steps, so
@@ -33,6 +35,10 @@ func (s benchStep) String() string {
 		return fmt.Sprintf("round %d %s: storage limit", s.round, s.cache)
 	case stepPeer:
 		return fmt.Sprintf("round %d %s: peer %s (%d ranks, %s)", s.round, s.cache, s.peer, s.ranks, s.consumer)
+	case stepWarmUp:
+		return fmt.Sprintf("round %d: warming the page cache", s.round)
+	case stepSynthetic:
+		return fmt.Sprintf("round %d: synthetic data in memory on %d ranks", s.round, s.ranks)
 	default:
 		return fmt.Sprintf("round %d %s: %s on %d ranks (%s)", s.round, s.cache, s.mode.name, s.ranks, s.consumer)
 	}
@@ -83,6 +89,9 @@ func benchSchedule(cfg benchConfig, ranks []int) []benchStep {
 // size, else (with a workload, to search for the most accelerators) every
 // count from 1 to the job's size.
 func benchRanks(cfg benchConfig, worldSize int) ([]int, error) {
+	if cfg.wholeJob {
+		return []int{worldSize}, nil
+	}
 	if cfg.ranks != nil {
 		for _, n := range cfg.ranks {
 			if n > worldSize {

@@ -24,7 +24,7 @@ type benchGroup struct {
 type benchRun struct {
 	cfg      benchConfig
 	job      *mpiJob
-	dataPath string // the data file, for the sequential limit (rank 0)
+	dataPath string // the data file, for the limit (rank 0) and warming the cache (leaders)
 	ranks    []int
 	groups   map[int]*benchGroup
 	canDrop  bool // every node can drop its page cache
@@ -33,6 +33,9 @@ type benchRun struct {
 	// job's start (runtime, MPI_Init, topology): what a fresh process of
 	// a training job pays before it can open a loader.
 	processStartup float64
+	// lastSample is this rank's sample of its latest loader measurement,
+	// which a synthetic run repeats from memory.
+	lastSample bench.RankSample
 
 	// rank 0 only
 	out      *benchOutput
@@ -48,36 +51,61 @@ type benchLimitKey struct {
 }
 
 func runBench(cfg benchConfig) error {
-	job, err := startJob()
+	r, err := startBench(cfg, "bench")
 	if err != nil {
 		return err
+	}
+	r.runSteps(benchSchedule(r.cfg, r.ranks))
+	if r.job.topo.Rank == 0 {
+		r.out.finish(r.ranks)
+		err = r.mismatch
+	}
+	return r.end(err)
+}
+
+// startBench starts the job of a measuring command (command names it in
+// messages): MPI, the rank counts, the data file and its index, whether
+// caches can be dropped, the groups of ranks. On failure the job has
+// ended and the error is the one to return.
+func startBench(cfg benchConfig, command string) (*benchRun, error) {
+	job, err := startJob()
+	if err != nil {
+		return nil, err
 	}
 	r := &benchRun{cfg: cfg, job: job, groups: map[int]*benchGroup{}, limits: map[benchLimitKey]float64{}}
 	r.processStartup = processStartup()
 	world := job.topo.World
 	if r.ranks, err = benchRanks(cfg, world.Size()); err != nil { // the same on every rank
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
-	if world.Rank() == 0 {
+	if r.dataPath, err = lmdbfmt.DataPath(cfg.path); err != nil {
+		err = withPath(cfg.path, err)
+	} else if world.Rank() == 0 {
 		for _, w := range cfg.warnings {
-			fmt.Fprintln(os.Stderr, "lmdbio bench: "+w)
+			fmt.Fprintf(os.Stderr, "lmdbio %s: %s\n", command, w)
 		}
-		err = r.prepareDataset()
+		err = r.prepareIndex()
 	}
 	if err = job.agree(err); err != nil {
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
 	if err := r.checkCold(); err != nil {
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
 	err = r.makeGroups()
 	if err = job.agree(err); err != nil {
 		r.freeGroups()
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
-	steps := benchSchedule(r.cfg, r.ranks)
 	if world.Rank() == 0 {
 		r.out = newBenchOutput(os.Stdout, r.cfg)
+	}
+	return r, nil
+}
+
+// runSteps performs the steps on this rank, with a progress line on rank 0.
+func (r *benchRun) runSteps(steps []benchStep) {
+	if r.job.topo.Rank == 0 {
 		r.progress = newBenchProgress(len(steps))
 		r.out.progress = r.progress
 	}
@@ -85,13 +113,13 @@ func runBench(cfg benchConfig) error {
 		r.progress.step(s)
 		r.runStep(s)
 	}
-	if world.Rank() == 0 {
-		r.progress.clear()
-		r.out.finish(r.ranks)
-		err = r.mismatch
-	}
+	r.progress.clear()
+}
+
+// end frees the groups and ends the job, every rank agreeing on err.
+func (r *benchRun) end(err error) error {
 	r.freeGroups()
-	return job.finish(withCode(exitFailure, err))
+	return r.job.finish(withCode(exitFailure, err))
 }
 
 // processStartup is how long this process has run, taken right after the
@@ -105,14 +133,9 @@ func processStartup() float64 {
 	return age.Seconds()
 }
 
-// prepareDataset finds the data file and makes sure the index exists, so
-// that building it is not timed as part of the first measurement (rank 0).
-func (r *benchRun) prepareDataset() error {
-	dataPath, err := lmdbfmt.DataPath(r.cfg.path)
-	if err != nil {
-		return withPath(r.cfg.path, err)
-	}
-	r.dataPath = dataPath
+// prepareIndex makes sure the index exists, so that building it is not
+// timed as part of the first measurement (rank 0).
+func (r *benchRun) prepareIndex() error {
 	for _, m := range r.cfg.modes {
 		if m.mode.PROV {
 			if _, _, err := index.Load(r.cfg.path, r.cfg.lopt.Index); err != nil {
@@ -209,6 +232,10 @@ func (r *benchRun) runStep(s benchStep) {
 		r.measureMode(s)
 	case stepPeer:
 		r.measurePeer(s)
+	case stepWarmUp:
+		r.warmUp()
+	case stepSynthetic:
+		r.measureSynthetic(s)
 	}
 }
 
@@ -237,12 +264,7 @@ func (r *benchRun) setCache(cache string) {
 func (r *benchRun) measureLimit(s benchStep) {
 	rank0 := r.job.topo.Rank == 0
 	if s.cache == "warm" {
-		r.setCache(s.cache)
-		if rank0 {
-			if _, err := bench.SequentialRead(r.dataPath, bench.LimitProbes[0]); err != nil {
-				r.job.fail(withPath(r.cfg.path, err))
-			}
-		}
+		r.warmUp()
 	}
 	for _, p := range r.cfg.probes {
 		r.setCache(s.cache)
@@ -264,6 +286,17 @@ func (r *benchRun) measureLimit(s benchStep) {
 		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Probe: p.String(), Direct: p.Direct,
 			Streams: p.Streams, Depth: p.Depth, RequestBytes: int64(got.Probe.Request),
 			Bytes: got.Bytes, Seconds: got.Seconds, MBPerS: got.MBPerS()})
+	}
+}
+
+// warmUp reads the data file once on every node's leader (untimed), so
+// that warm measurements find it in the page cache.
+func (r *benchRun) warmUp() {
+	r.setCache("warm")
+	if r.job.topo.Leader() {
+		if _, err := bench.SequentialRead(r.dataPath, bench.LimitProbes[0]); err != nil {
+			r.job.fail(withPath(r.cfg.path, err))
+		}
 	}
 }
 

@@ -44,6 +44,7 @@ memory.` + exitStatusHelp,
 		newIndexCommand(),
 		newBenchCommand(),
 		newModelCommand(),
+		newStallCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp

@@ -41,9 +41,10 @@ type Result struct {
 	WindowBytes  int64 `json:"window_bytes"`
 	MaxSpanBytes int64 `json:"max_span_bytes"`
 
-	Samples         int64   `json:"samples"` // records delivered, all learners and epochs
-	Bytes           int64   `json:"bytes"`   // value bytes delivered
-	Seconds         float64 `json:"seconds"` // the slowest learner's window: process start to last batch
+	Samples         int64   `json:"samples"`     // records delivered, all learners and epochs
+	BatchesMax      int     `json:"batches_max"` // batches of the learner with the most
+	Bytes           int64   `json:"bytes"`       // value bytes delivered
+	Seconds         float64 `json:"seconds"`     // the slowest learner's window: process start to last batch
 	SamplesPerS     float64 `json:"samples_per_s"`
 	MBPerS          float64 `json:"mb_per_s"`
 	FractionOfLimit float64 `json:"fraction_of_limit"` // mb_per_s over the round's best sequential read (Limit); 0 if unknown

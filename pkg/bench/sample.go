@@ -13,6 +13,7 @@ type RankSample struct {
 	Leader bool `json:"leader"` // reads for its node (the arena is counted once per node)
 
 	Records int64  `json:"records"`
+	Batches int    `json:"batches"`
 	Bytes   int64  `json:"bytes"`  // value bytes delivered to this learner
 	Digest  uint64 `json:"digest"` // consumer sha256 only
 
@@ -52,6 +53,7 @@ func Summarize(samples []RankSample, withAU bool) Result {
 	var stallSum float64
 	for _, s := range samples {
 		r.Samples += s.Records
+		r.BatchesMax = max(r.BatchesMax, s.Batches)
 		r.Bytes += s.Bytes
 		r.digest += s.Digest
 		r.Seconds = max(r.Seconds, s.ProcessStartup+s.Wall)

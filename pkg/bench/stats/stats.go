@@ -22,7 +22,7 @@ func Median(xs []float64) float64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return s[n/2-1]/2 + s[n/2]/2 // halves first: no overflow near the largest floats
 }
 
 // Spread summarises repeated measurements of one thing: how far they range

@@ -372,4 +372,3 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 	headroom(p)
 	return Figure{Name: name, Plot: p, Legend: l}, nil
 }
-

@@ -293,8 +293,7 @@ func fmtStdErr(se float64) string {
 func newModelPredictCommand() *cobra.Command {
 	var pf paramsFlags
 	var wf workloadFlags
-	var nodes, contenders, out string
-	var rpn int
+	var nodes, rpns, contenders, out string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "predict [flags]",
@@ -307,19 +306,21 @@ stage that bounds it, from a parameter set (--params, default the
 Lustre-like one of lmdbio model params) and a workload (default: a CIFAR-10-
 like dataset of small records inline in LMDB's leaf pages, as in LMDBIO).
 Every assumption behind the parameters and the workload is printed first.
---out DIR writes model_mb_per_s and model_seconds (SVG and PNG). --json
+--ranks-per-node takes a list too: one sweep over the nodes for each. --out
+DIR writes model_mb_per_s and model_seconds (SVG and PNG; with several
+learner counts, model_mb_per_s_rpnK and so on). --json
 prints one object per line: a "params" line, "assumption" lines, then a
 "prediction" line per contender and node count.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runModelPredict(pf, wf, nodes, rpn, contenders, out, asJSON)
+			return runModelPredict(pf, wf, nodes, rpns, contenders, out, asJSON)
 		},
 	}
 	f := cmd.Flags()
 	pf.register(f)
 	wf.register(f, "touch")
 	f.StringVar(&nodes, "nodes", "1..256", "node counts: 1,2,4 or 1..256 (every power of two between)")
-	f.IntVar(&rpn, "ranks-per-node", 36, "learners per node")
+	f.StringVar(&rpns, "ranks-per-node", "36", "learners per node: 36, or a list (4,36) or range (1..32)")
 	f.StringVar(&contenders, "contenders", "caffe,lmm,lmm+dio,lmm+dio+prov,lmm+dio+prov+coal,default,exchange", "contenders to predict")
 	f.StringVar(&out, "out", "", "directory to write the plots to")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per line")
@@ -343,7 +344,7 @@ type predictionLine struct {
 	StorageMBPS  float64 `json:"storage_mb_per_s"`
 }
 
-func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag string, rpn int, contendersFlag, out string, asJSON bool) error {
+func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag, rpnFlag, contendersFlag, out string, asJSON bool) error {
 	params, err := pf.load()
 	if err != nil {
 		return err
@@ -356,15 +357,15 @@ func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag string, rpn int
 	if err != nil {
 		return err
 	}
-	if rpn < 1 {
-		return usagef("--ranks-per-node %d: want at least 1", rpn)
+	rpns, err := parseCounts("ranks-per-node", rpnFlag)
+	if err != nil {
+		return err
 	}
 	contenders, err := parseContenders(contendersFlag)
 	if err != nil {
 		return err
 	}
 	assumptions := append(append([]string(nil), params.Assumptions...), workloadAssumptions(wf, w, l)...)
-	points := model.Sweep(params.Params, contenders, nodes, rpn, w, l)
 	if asJSON {
 		if err := emitJSON(os.Stdout, paramsLine(params)); err != nil {
 			return err
@@ -374,25 +375,33 @@ func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag string, rpn int
 				return err
 			}
 		}
-		for _, p := range points {
-			if err := emitJSON(os.Stdout, predictionLine{Type: "prediction", Contender: string(p.Contender), Nodes: p.Nodes,
-				RanksPerNode: p.RanksPerNode, Seconds: p.Seconds, MBPerS: p.MBPerS, FirstEpoch: p.FirstEpoch,
-				LaterEpoch: p.LaterEpoch, Bottleneck: p.Bottleneck, Streams: p.Streams, RequestBytes: p.RequestBytes,
-				StorageBytes: p.StorageBytes, StorageMBPS: p.StorageMBPerS}); err != nil {
-				return err
+	} else {
+		shown := params
+		shown.Assumptions = assumptions
+		printParams(os.Stdout, shown, nil)
+	}
+	var figs []figure.Figure
+	for _, rpn := range rpns {
+		points := model.Sweep(params.Params, contenders, nodes, rpn, w, l)
+		if err := printPredictions(os.Stdout, points, contenders, nodes, rpn, asJSON); err != nil {
+			return err
+		}
+		if out == "" {
+			continue
+		}
+		fs, err := model.SweepFigures(points, fmt.Sprintf("%s parameters · %d learners per node", params.Name, rpn))
+		if err != nil {
+			return err
+		}
+		for i := range fs {
+			if len(rpns) > 1 {
+				fs[i].Name += fmt.Sprintf("_rpn%d", rpn)
 			}
 		}
-	} else {
-		params.Assumptions = assumptions
-		printParams(os.Stdout, params, nil)
-		printSweep(os.Stdout, points, contenders, nodes)
+		figs = append(figs, fs...)
 	}
 	if out == "" {
 		return nil
-	}
-	figs, err := model.SweepFigures(points, fmt.Sprintf("%s parameters · %d learners per node", params.Name, rpn))
-	if err != nil {
-		return err
 	}
 	written, err := writeFigures(out, figs)
 	if !asJSON {
@@ -401,6 +410,24 @@ func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag string, rpn int
 		}
 	}
 	return err
+}
+
+// printPredictions writes one sweep: "prediction" lines, or tables.
+func printPredictions(w io.Writer, points []model.Point, contenders []model.Contender, nodes []int, rpn int, asJSON bool) error {
+	if !asJSON {
+		fmt.Fprintf(w, "\n%d learners per node\n", rpn)
+		printSweep(w, points, contenders, nodes)
+		return nil
+	}
+	for _, p := range points {
+		if err := emitJSON(w, predictionLine{Type: "prediction", Contender: string(p.Contender), Nodes: p.Nodes,
+			RanksPerNode: p.RanksPerNode, Seconds: p.Seconds, MBPerS: p.MBPerS, FirstEpoch: p.FirstEpoch,
+			LaterEpoch: p.LaterEpoch, Bottleneck: p.Bottleneck, Streams: p.Streams, RequestBytes: p.RequestBytes,
+			StorageBytes: p.StorageBytes, StorageMBPS: p.StorageMBPerS}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // workloadAssumptions states the workload a prediction assumed.
@@ -422,7 +449,7 @@ func printSweep(w io.Writer, points []model.Point, contenders []model.Contender,
 		{"delivered MB/s (bottleneck)", func(p model.Point) string { return fmt.Sprintf("%.4g %s", p.MBPerS, p.Bottleneck) }},
 		{"seconds from process start to the last batch", func(p model.Point) string { return fmt.Sprintf("%.4g", p.Seconds) }},
 	} {
-		fmt.Fprintf(w, "\n%s\n%6s", t.title, "nodes")
+		fmt.Fprintf(w, "%s\n%6s", t.title, "nodes")
 		for _, c := range contenders {
 			fmt.Fprintf(w, " %22s", c)
 		}
@@ -438,6 +465,7 @@ func printSweep(w io.Writer, points []model.Point, contenders []model.Contender,
 			}
 			fmt.Fprintln(w)
 		}
+		fmt.Fprintln(w)
 	}
 }
 

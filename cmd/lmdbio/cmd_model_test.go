@@ -115,6 +115,14 @@ func TestE2EModel(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	two := jsonLines(t, modelRun(t, bin, "", "model", "predict", "--nodes", "1,2", "--ranks-per-node", "4,36",
+		"--contenders", "default", "--out", plots, "--json"))
+	if len(two["prediction"]) != 4 || two["prediction"][3]["ranks_per_node"].(float64) != 36 {
+		t.Errorf("two learner counts: %v", two["prediction"])
+	}
+	if _, err := os.Stat(filepath.Join(plots, "model_seconds_rpn4.svg")); err != nil {
+		t.Error(err)
+	}
 
 	emu := `{"servers":8,"server_bandwidth":1e9,"server_overhead_s":0.0002,"contention":0.1,"latency_s":0.0005,` +
 		`"readahead":131072,"max_request":1048576,"in_flight":2,"node_read":2e9,"cores":4,"shared_cores":8,"mem_copy":2e9,` +
@@ -145,6 +153,7 @@ func TestE2EModel(t *testing.T) {
 	for _, args := range [][]string{
 		{"model", "predict", "--nodes", "0"},
 		{"model", "predict", "--contenders", "fast"},
+		{"model", "predict", "--ranks-per-node", "0"},
 		{"model", "predict", "--set", "servers=0"},
 		{"model", "fit", filepath.Join(dir, "none.jsonl")},
 		{"model", "fit", params}, // no result lines

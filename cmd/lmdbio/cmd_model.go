@@ -203,22 +203,6 @@ func parseCounts(flag, s string) ([]int, error) {
 	return out, nil
 }
 
-// writeFigures writes figures into dir (created) and returns their paths.
-func writeFigures(dir string, figs []figure.Figure) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var written []string
-	for _, f := range figs {
-		paths, err := figure.Write(dir, f)
-		written = append(written, paths...)
-		if err != nil {
-			return written, err
-		}
-	}
-	return written, nil
-}
-
 // emitJSON prints one JSON line.
 func emitJSON(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
@@ -403,7 +387,7 @@ func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag, rpnFlag, conte
 	if out == "" {
 		return nil
 	}
-	written, err := writeFigures(out, figs)
+	written, err := figure.WriteAll(out, figs)
 	if !asJSON {
 		for _, p := range written {
 			fmt.Println("wrote", p)

@@ -264,7 +264,7 @@ func writeFit(dir string, fitted model.ParamsFile, train, held []model.Residual,
 	if err != nil {
 		return err
 	}
-	written, err := writeFigures(dir, []figure.Figure{fig})
+	written, err := figure.WriteAll(dir, []figure.Figure{fig})
 	if err != nil {
 		return err
 	}

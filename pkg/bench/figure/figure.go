@@ -68,6 +68,23 @@ func Write(dir string, f Figure) ([]string, error) {
 	return paths, nil
 }
 
+// WriteAll writes every figure into dir, which it creates if missing, and
+// returns the paths written, up to the first failure.
+func WriteAll(dir string, figs []Figure) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, f := range figs {
+		paths, err := Write(dir, f)
+		written = append(written, paths...)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
 // draw paints the plot on the left and its legend on the right.
 func (f Figure) draw(dc draw.Canvas) {
 	dc.FillPolygon(color.White, []vg.Point{

@@ -41,6 +41,10 @@ func TestWrite(t *testing.T) {
 	if _, err := Write(filepath.Join(dir, "missing", "dir"), Figure{Name: "g", Plot: p, Legend: l}); err == nil {
 		t.Error("writing into a missing directory succeeded")
 	}
+	all, err := WriteAll(filepath.Join(dir, "new", "dir"), []Figure{{Name: "a", Plot: p, Legend: l}, {Name: "b", Plot: p, Legend: l}})
+	if err != nil || len(all) != 4 {
+		t.Errorf("WriteAll: %v, %v", all, err)
+	}
 }
 
 func TestLog10Ticks(t *testing.T) {

@@ -37,7 +37,11 @@
 // Workloads emulate the DLIO / MLPerf Storage accelerators: per-batch compute
 // time by sleeping, accelerator utilisation AU = compute time / wall time,
 // and MaxAccelerators finds the largest number of emulated accelerators per
-// node that keeps AU at or above the workload's threshold.
+// node that keeps AU at or above the workload's threshold. StallRuns holds
+// the three runs of DS-Analyzer's differential method (synthetic data in
+// memory, cold, fully cached) behind lmdbio stall; Analyze turns them into
+// the prep and fetch stalls and what would remove them, WhatIf into the
+// epoch time with part of the dataset cached.
 //
 // # What the counters mean
 //

@@ -49,6 +49,8 @@ echo notlmdb >"$tmp/notlmdb"
 
 cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/badinput" cmd/liblmdbio/testdata/badinput.c $(pkg-config --cflags --libs lmdbio)
 check "C ABI: bad input" "badinput: ok" timeout "$limit" "$tmp/badinput" "$ds" "$tmp/notlmdb" 2003
+mpicc -O2 -Wall -Werror -o "$tmp/hosted_single" cmd/liblmdbio/testdata/hosted_single.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: a host's MPI without threads" "hosted_single: ok" timeout "$limit" "$tmp/hosted_single"
 check "C digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" bin/c-digest-example "$ds" "batch=9"
 check "Caffe-MPI example, 4 ranks, 2 nodes" "$want" bin/lmdbio run -n 4 -N 2 -- bin/caffe-mpi-example "$ds"
 check "Caffe-MPI example, 2 epochs through SeekToFirst" "$want2" \

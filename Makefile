@@ -74,4 +74,4 @@ lint:
 	@out=$$(gofmt -l cmd pkg mpi bench 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf $(BIN) lib
+	rm -rf $(BIN) lib examples/.build

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"sync"
@@ -152,13 +153,5 @@ func withPath(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &pathError{path: path, err: err}
+	return fmt.Errorf("%s: %w", path, err)
 }
-
-type pathError struct {
-	path string
-	err  error
-}
-
-func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
-func (e *pathError) Unwrap() error { return e.err }

@@ -32,8 +32,10 @@
  * Every function but lmdbio_version, lmdbio_abi_version, lmdbio_last_error
  * and lmdbio_status_string returns a status: LMDBIO_OK (0), a positive
  * status that is not an error (the end of an epoch, the end of the last
- * epoch), or a negative error status. A failing call has no other effect
- * than setting the error message.
+ * epoch), or a negative error status. A call refused for its arguments
+ * (a bad handle, a NULL pointer, a busy handle, a bad option) has no other
+ * effect than setting the error message. A failure while reading sticks:
+ * every later lmdbio_next on that handle returns it again.
  *
  * ERROR MESSAGES
  * lmdbio_last_error() returns the message of the last call that returned a
@@ -191,8 +193,9 @@ int lmdbio_get_topology(lmdbio_topology *out);
 int lmdbio_open(const char *path, const char *options, lmdbio_loader **out);
 
 /* lmdbio_next fills *batch with this learner's next batch and returns
- * LMDBIO_OK; at the end of each epoch it returns LMDBIO_END_OF_EPOCH once
- * (batch->count is 0), and after the last epoch LMDBIO_DONE. The previous
+ * LMDBIO_OK; at the end of each epoch it returns LMDBIO_END_OF_EPOCH once,
+ * and after the last epoch LMDBIO_DONE. With any status but LMDBIO_OK,
+ * *batch is zeroed (count 0, NULL arrays). The previous
  * batch's views become invalid. Every rank gets the same number of batches
  * per epoch. */
 int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch);

@@ -203,7 +203,6 @@ class Loader:
         handle = ctypes.c_void_p()
         _check(_c.lmdbio_open(self.path.encode(), words.encode(), ctypes.byref(handle)))
         self._handle, self._closed = handle, False
-        self._cb = _lib.CBatch()
         self._current = None
         info = _lib.CLoaderInfo()
         _check(_c.lmdbio_info(handle, ctypes.byref(info)))
@@ -224,10 +223,11 @@ class Loader:
     def next(self):
         """The next batch of the current epoch, or None at its end."""
         self._invalidate()
-        status = _check(_c.lmdbio_next(self._handle, ctypes.byref(self._cb)))
+        cb = _lib.CBatch()  # the caller's own, as in C: another thread's call may be refused, not overwrite it
+        status = _check(_c.lmdbio_next(self._handle, ctypes.byref(cb)))
         if status != _lib.OK:  # END_OF_EPOCH, DONE
             return None
-        self._current = Batch(self._cb)
+        self._current = Batch(cb)
         return self._current
 
     def _invalidate(self):

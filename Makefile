@@ -5,7 +5,7 @@ MPITAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test test-unit test-mpi test-slurm test-nompi test-mpich demo bench bench-campaign lint clean
+.PHONY: all deps build lib examples test test-unit test-mpi test-slurm test-nompi test-mpich test-bindings demo bench bench-campaign lint clean
 
 all: build
 
@@ -16,9 +16,21 @@ build:
 	$(GO) build -tags '$(MPITAGS)' -o $(BIN)/lmdbio ./cmd/lmdbio
 	$(GO) build -o $(BIN)/pfsemu ./bench/pfsemu
 
+# lib: the C library, lib/liblmdbio.so, for include/lmdbio.h, with
+# lib/pkgconfig/lmdbio.pc (cgo's own header is not for users: removed).
+lib:
+	$(GO) build -tags '$(MPITAGS)' -buildmode=c-shared -o lib/liblmdbio.so ./cmd/liblmdbio
+	@rm -f lib/liblmdbio.h
+	@mkdir -p lib/pkgconfig
+	sed 's/@VERSION@/$(shell sed -n 's/^#define LMDBIO_VERSION "\(.*\)"/\1/p' include/lmdbio.h)/' cmd/liblmdbio/lmdbio.pc.in >lib/pkgconfig/lmdbio.pc
+
+# examples: the programs over the C library (bin/caffe-mpi-example, bin/c-digest-example).
+examples: lib
+	$(MAKE) -C examples BIN=$(abspath $(BIN))
+
 # test: unit tests, the build without MPI, multi-rank tests under mpirun, and
 # the Slurm tests when CI or LMDBIO_SLURM_TESTS=1 is set.
-test: deps build lint test-unit test-nompi test-mpi test-slurm
+test: deps build lint test-unit test-nompi test-mpi test-bindings test-slurm
 	@echo "make test: all passed"
 
 test-unit:
@@ -30,6 +42,11 @@ test-nompi:
 
 test-mpi: build
 	MPITAGS='$(MPITAGS)' scripts/mpi-tests.sh
+
+# test-bindings: the C library, the Caffe-MPI example and the Python binding
+# under mpirun (see examples/test.sh).
+test-bindings: build examples
+	examples/test.sh
 
 test-slurm: build
 	@if [ -n "$$CI" ] || [ "$$LMDBIO_SLURM_TESTS" = 1 ]; then scripts/slurm-tests.sh; \
@@ -57,4 +74,4 @@ lint:
 	@out=$$(gofmt -l cmd pkg mpi bench 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) lib examples/.build

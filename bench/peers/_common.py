@@ -1,9 +1,14 @@
-"""Shared code of the peer baselines: the digest, the result line, errors.
+"""Shared code of the peer baselines: the consumers, the clock, the result line, errors.
 
-Every peer performs the same consumer work as `lmdbio digest`: for each record,
+Every peer performs the same consumer work as lmdbio's learners in
+`lmdbio bench`: "sha256" is the digest of `lmdbio digest` (for each record,
 SHA-256(key || value), the first 8 bytes read as a little-endian uint64, summed
-modulo 2^64. Equal digests prove that a peer read every record exactly once.
-The module holds no state beyond constants.
+modulo 2^64; equal digests prove that a peer read every record exactly once);
+"touch" reads one byte in every page of every value, the last page included.
+
+Times count from the start of the process, taken from the kernel
+(/proc/self/stat) the way `lmdbio bench` takes its own, so a peer's window and
+lmdbio's begin at the same event. The module holds no state beyond constants.
 """
 
 from __future__ import annotations
@@ -13,11 +18,42 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 MASK64 = (1 << 64) - 1
 MB = 1_000_000  # decimal megabytes, as `lmdbio digest --json` reports mb_per_s
+TOUCH_STRIDE = 4096  # as lmdbio's touch consumer: one read per page
+CONSUMERS = ("sha256", "touch")
+
+
+def process_age() -> float:
+    """Seconds since this process was started (exec'd).
+
+    The kernel's start time (field 22 of /proc/self/stat, in clock ticks after
+    boot) against CLOCK_BOOTTIME, as `lmdbio bench` measures its own learners:
+    resolution one clock tick (10 ms). Raises OSError where /proc has no stat.
+    """
+    with open("/proc/self/stat", "rb") as f:
+        stat = f.read()
+    fields = stat[stat.rindex(b")") + 1:].split()  # the command name may hold spaces
+    start = int(fields[22 - 3]) / os.sysconf("SC_CLK_TCK")
+    return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - start)
+
+
+def _process_start() -> float:
+    """The process start on the time.perf_counter() clock (now, without /proc)."""
+    now = time.perf_counter()
+    try:
+        return now - process_age()
+    except (OSError, ValueError, IndexError):
+        print("peer: cannot read the process start time: start-up before this module is not counted",
+              file=sys.stderr)
+        return now
+
+
+PROCESS_START = _process_start()
 
 EXIT_RUNTIME = 1  # I/O failure, a dead worker or rank
 EXIT_USAGE = 2  # bad flags, a path that is not an LMDB
@@ -34,23 +70,44 @@ def record_digest(key: bytes, value: bytes) -> int:
     return int.from_bytes(h.digest()[:8], "little")
 
 
+def touch(_key: bytes, value: bytes) -> int:
+    """Read value[0], value[4096], ... and the last byte; return their sum.
+
+    Reads 4096 bytes apart land in consecutive pages wherever the value
+    starts, and the last byte covers the page the stride stops short of.
+    """
+    if not value:
+        return 0
+    return sum(value[::TOUCH_STRIDE]) + value[-1]
+
+
+def consumer_function(kind: str) -> Callable[[bytes, bytes], int]:
+    """The work a consumer does on one record; its results are summed."""
+    return record_digest if kind == "sha256" else touch
+
+
 @dataclass
 class Tally:
-    """Records, value bytes and the digest sum of what one consumer has hashed."""
+    """Records, value bytes and the sum of what the consumer returned for them.
 
+    For "sha256" the sum is the digest of `lmdbio digest`; for "touch" it is
+    kept only so that the reads cannot be skipped.
+    """
+
+    consumer: str = "sha256"
     records: int = 0
     bytes: int = 0
     digest: int = 0
 
     def add(self, key: bytes, value: bytes) -> None:
-        """Hash one record into the tally."""
-        self.add_hashed(record_digest(key, value), len(value))
+        """Consume one record into the tally."""
+        self.add_consumed(consumer_function(self.consumer)(key, value), len(value))
 
-    def add_hashed(self, digest: int, nbytes: int) -> None:
-        """Count one record whose digest was computed elsewhere (in a worker)."""
+    def add_consumed(self, result: int, nbytes: int) -> None:
+        """Count one record whose consumer result was computed elsewhere (in a worker)."""
         self.records += 1
         self.bytes += nbytes
-        self.digest = (self.digest + digest) & MASK64
+        self.digest = (self.digest + result) & MASK64
 
     def merge(self, other: "Tally") -> None:
         """Add another consumer's tally (another rank's) to this one."""
@@ -59,30 +116,58 @@ class Tally:
         self.digest = (self.digest + other.digest) & MASK64
 
 
-def result_line(peer: str, tally: Tally, seconds: float, startup_s: float,
-                first_batch_s: float, total_s: float, extra: dict[str, Any],
+@dataclass
+class Clock:
+    """The moments of a peer's run on the time.perf_counter() clock.
+
+    ready: the script's own start (after the interpreter and the imports);
+    loop_start, first_batch, loop_end: the epoch loop.
+    """
+
+    ready: float = 0.0
+    loop_start: float = 0.0
+    first_batch: float = 0.0
+    loop_end: float = 0.0
+
+    def times(self) -> dict[str, float]:
+        """The times of the result line, in seconds from the process start.
+
+        seconds: to the last record consumed (the window rates are computed
+        over); startup_s: to the start of the epoch loop; process_startup_s:
+        to the script's own start (interpreter and imports); first_batch_s:
+        to the first batch; loop_s: the epoch loop alone.
+        """
+        return {
+            "seconds": self.loop_end - PROCESS_START,
+            "startup_s": self.loop_start - PROCESS_START,
+            "process_startup_s": self.ready - PROCESS_START,
+            "first_batch_s": (self.first_batch or self.loop_end) - PROCESS_START,
+            "loop_s": self.loop_end - self.loop_start,
+        }
+
+
+def result_line(peer: str, tally: Tally, times: dict[str, float], extra: dict[str, Any],
                 config: dict[str, Any]) -> str:
     """Format the one JSON result line every peer prints on stdout.
 
-    seconds is the wall time of the epoch loop; startup_s the time from the
-    top of the script (before heavy imports) to the first batch; first_batch_s
-    the time from the start of the loop to the first batch; total_s the time
-    from the top of the script to this line. extra adds peer-specific times.
+    times are Clock.times() (of the slowest rank, for a peer of several);
+    total_s is the time from the process start to this line. extra adds
+    peer-specific times.
     """
+    seconds = times["seconds"]
     out: dict[str, Any] = {
         "type": "peer",
         "peer": peer,
+        "consumer": tally.consumer,
         "records": tally.records,
         "bytes": tally.bytes,
-        "digest": f"{tally.digest:016x}",
-        "seconds": seconds,
-        "startup_s": startup_s,
-        "first_batch_s": first_batch_s,
+        "digest": f"{tally.digest:016x}" if tally.consumer == "sha256" else "",
+        **times,
         "samples_per_s": tally.records / seconds if seconds > 0 else 0.0,
         "mb_per_s": tally.bytes / seconds / MB if seconds > 0 else 0.0,
     }
     out.update(extra)
-    out["total_s"] = total_s
+    out["total_s"] = time.perf_counter() - PROCESS_START
     out["config"] = config
     return json.dumps(out)
 
@@ -117,8 +202,11 @@ def new_parser(prog: str, doc: str) -> PeerArgumentParser:
 
 
 def add_common_flags(p: argparse.ArgumentParser) -> None:
-    """Flags every peer takes: the dataset, the batch size, a record limit."""
+    """Flags every peer takes: the dataset, the consumer, the batch size, a record limit."""
     p.add_argument("path", help="LMDB directory (holding data.mdb) or the data.mdb file itself")
+    p.add_argument("--consumer", choices=CONSUMERS, default="sha256",
+                   help="work on every record: sha256 (the digest of lmdbio digest, default) or touch "
+                        "(a byte in every page of the value)")
     p.add_argument("--batch", type=positive_int, default=64, help="records per batch (default 64)")
     p.add_argument("--records", type=positive_int, default=None, metavar="N",
                    help="read only the first N records in key order (default: all)")

@@ -6,9 +6,10 @@ to ranks in batches, round robin: rank r of N takes batches r, r+N, r+2N, ...
 of --batch records in key order, and steps over the other ranks' records one
 cursor step at a time, as Caffe-MPI v1 does. Access is contiguous per rank and
 strided across ranks; there is no reshuffle (Caffe assumes a pre-shuffled DB).
-Every rank hashes its records as `lmdbio digest` does; rank 0 sums the ranks'
-tallies and prints one JSON line (schema in README.md), with seconds the
-slowest rank's loop time.
+Every rank consumes its records as lmdbio's learners do (--consumer: sha256,
+the digest of `lmdbio digest`, or touch); rank 0 sums the ranks' tallies and
+prints one JSON line (schema in README.md), with the slowest rank's times,
+counted from its process start.
 
     mpirun --oversubscribe -np 4 /usr/bin/python3 bench/peers/caffe_lmdb.py DATASET
 
@@ -20,20 +21,17 @@ failure, 2 bad flags or a dataset that is not an LMDB.
 
 from __future__ import annotations
 
+import argparse
+import os
+import platform
+import sys
 import time
-
-SCRIPT_START = time.perf_counter()  # before the imports: startup_s includes MPI start-up
-
-import argparse  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-from typing import Any, Iterator  # noqa: E402
+from typing import Any, Iterator
 
 sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
 from _common import (  # noqa: E402
-    EXIT_RUNTIME, EXIT_USAGE, Tally, UsageError, add_common_flags,
+    EXIT_RUNTIME, EXIT_USAGE, Clock, Tally, UsageError, add_common_flags,
     fail, new_parser, non_negative_int, one_line, open_env, positive_int, result_line)
 
 PEER = "caffe_lmdb"
@@ -137,34 +135,28 @@ def parse_args(argv: list[str], quiet: bool) -> argparse.Namespace:
     return args
 
 
-def read_share(args: argparse.Namespace, env: Any, world: World) -> dict[str, Any]:
-    """Read and hash this rank's records; return its tally and times."""
-    tally = Tally()
-    first_batch = 0.0
+def read_share(args: argparse.Namespace, env: Any, world: World, clock: Clock) -> dict[str, Any]:
+    """Read and consume this rank's records; return its tally and times."""
+    tally = Tally(consumer=args.consumer)
     world.barrier()
-    loop_start = time.perf_counter()
+    clock.loop_start = time.perf_counter()
     with env.begin(write=False) as txn:
         for items in my_batches(txn.cursor(), world.rank, world.size, args.batch, args.records):
-            if not first_batch:
-                first_batch = time.perf_counter()
+            if not clock.first_batch:
+                clock.first_batch = time.perf_counter()
             for k, v in items:
                 tally.add(k, v)
-    loop_end = time.perf_counter()
-    first_batch = first_batch or loop_end
-    return {
-        "tally": tally,
-        "seconds": loop_end - loop_start,
-        "first_batch_s": first_batch - loop_start,
-        "startup_s": first_batch - SCRIPT_START,
-    }
+    clock.loop_end = time.perf_counter()
+    return {"tally": tally, "times": clock.times()}
 
 
 def summary(args: argparse.Namespace, world: World, shares: list[dict[str, Any]]) -> str:
     """Combine the ranks' shares into the result line (rank 0, or a --rank share)."""
-    tally = Tally()
+    tally = Tally(consumer=args.consumer)
     for share in shares:
         tally.merge(share["tally"])
-    slowest = max(shares, key=lambda s: s["seconds"])
+    # A synchronous training step needs every rank's batch: each time is the slowest rank's.
+    times = {k: max(s["times"][k] for s in shares) for k in shares[0]["times"]}
     config = {
         "ranks": world.size,
         "share_of_rank": world.rank if world.comm is None and world.size > 1 else None,
@@ -172,18 +164,15 @@ def summary(args: argparse.Namespace, world: World, shares: list[dict[str, Any]]
         "readahead": args.readahead,
         "limit": args.records,
         "mpi": world.library,
-        "rank_seconds": [s["seconds"] for s in shares],
+        "rank_seconds": [s["times"]["seconds"] for s in shares],
         "python": platform.python_version(),
     }
-    # A synchronous training step needs every rank's batch, so the slowest rank counts.
-    return result_line(PEER, tally, seconds=slowest["seconds"],
-                       startup_s=max(s["startup_s"] for s in shares),
-                       first_batch_s=max(s["first_batch_s"] for s in shares),
-                       total_s=time.perf_counter() - SCRIPT_START, extra={}, config=config)
+    return result_line(PEER, tally, times, extra={}, config=config)
 
 
 def main(argv: list[str]) -> int:
     """Run the peer on this rank; return the exit status."""
+    clock = Clock(ready=time.perf_counter())
     env_rank = launcher_env(RANK_VARS)
     args = parse_args(argv, quiet=bool(env_rank))
     if args.rank is not None:
@@ -210,7 +199,7 @@ def main(argv: list[str]) -> int:
         sys.exit(errors[0][1])
 
     try:
-        share = read_share(args, env, world)
+        share = read_share(args, env, world, clock)
     except Exception as e:  # noqa: BLE001 - one line, then end every rank
         print(f"{PEER}: rank {world.rank}: {args.path}: {one_line(e)}", file=sys.stderr, flush=True)
         world.abort(EXIT_RUNTIME)

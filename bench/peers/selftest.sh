@@ -31,8 +31,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 data=$tmp/db
 "$LMDBIO" gen --records 300 --size 20KB,4KB --datum --out "$data" >/dev/null
-want=$("$LMDBIO" digest --json "$data" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["digest"])')
-echo "selftest: lmdbio digest $want"
+read -r want want_bytes < <("$LMDBIO" digest --json "$data" | "$PYTHON" -c 'import json,sys; d=json.load(sys.stdin); print(d["digest"], d["bytes"])')
+echo "selftest: lmdbio digest $want, $want_bytes bytes"
 
 failed=0
 
@@ -53,6 +53,28 @@ check() {
 		failed=1
 	else
 		echo "PASS $name"
+	fi
+}
+
+# check_touch NAME CMD... runs a peer with the touch consumer: it must report
+# every record and byte, say its consumer, carry no digest, and count its
+# times from the process start (start-up within the window).
+check_touch() {
+	local name=$1
+	shift
+	if timeout "$limit" "$@" 2>"$tmp/err" | "$PYTHON" -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+want_bytes = int(sys.argv[1])
+assert r["consumer"] == "touch" and r["digest"] == "", r
+assert r["records"] == 300 and r["bytes"] == want_bytes, r
+assert 0 < r["process_startup_s"] <= r["startup_s"] <= r["first_batch_s"] <= r["seconds"] <= r["total_s"], r
+assert r["loop_s"] <= r["seconds"] - r["startup_s"] + 1e-6, r
+' "$want_bytes" 2>>"$tmp/err"; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
+		failed=1
 	fi
 }
 
@@ -96,6 +118,9 @@ check "torch workers=2 readahead=off" "${torch[@]}" "$data" --workers 2 --readah
 check "torch workers=2 hash-in-workers batch=7" "${torch[@]}" "$data" --workers 2 --hash-in-workers --batch 7
 check "torch workers=0 shuffle=off data.mdb" "${torch[@]}" "$data/data.mdb" --workers 0 --shuffle off
 check "caffe single process" "${caffe[@]}" "$data"
+check_touch "torch workers=2 consumer=touch" "${torch[@]}" "$data" --workers 2 --consumer touch
+check_touch "torch workers=2 consumer=touch in workers" "${torch[@]}" "$data" --workers 2 --consumer touch --hash-in-workers
+check_touch "caffe consumer=touch" "${caffe[@]}" "$data" --consumer touch
 if command -v mpirun >/dev/null; then
 	check "caffe np=1" "${mpi[@]}" -np 1 "${caffe[@]}" "$data"
 	check "caffe np=3" "${mpi[@]}" -np 3 "${caffe[@]}" "$data"
@@ -115,6 +140,7 @@ check_usage "torch bad flag" "${torch[@]}" "$data" --workers -1
 check_usage "caffe missing dataset" "${caffe[@]}" "$tmp/none"
 check_usage "caffe bad flag" "${caffe[@]}" "$data" --batch 0
 check_usage "caffe --rank without --world" "${caffe[@]}" "$data" --rank 1
+check_usage "torch unknown consumer" "${torch[@]}" "$data" --consumer md5
 
 if [ "$failed" -ne 0 ]; then
 	echo "selftest: FAILED"

@@ -4,9 +4,9 @@
 The keys are listed once in the main process with a cursor that touches keys
 only (index_s). A map-style Dataset opens the LMDB lazily in each worker and
 fetches records by key; a shuffling DataLoader batches them with a collate
-function that keeps the bytes. The main process consumes every batch the way
-`lmdbio digest` does, so both read and hash the same records and their digests
-must be equal.
+function that keeps the bytes. The main process consumes every batch as
+lmdbio's learners do (--consumer sha256: the digest of `lmdbio digest`, which
+must come out equal; touch: a byte in every page of every value).
 
     /usr/bin/python3 bench/peers/torch_lmdb.py DATASET [--workers 8] [--readahead off]
 
@@ -16,16 +16,14 @@ Prints one JSON line on stdout (schema in README.md). Exit status: 0 success,
 
 from __future__ import annotations
 
+import argparse
+import functools
+import itertools
+import platform
+import sys
 import time
-
-SCRIPT_START = time.perf_counter()  # before the imports: startup_s includes importing torch
-
-import argparse  # noqa: E402
-import itertools  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import warnings  # noqa: E402
-from typing import Any  # noqa: E402
+import warnings
+from typing import Any, Callable
 
 sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
@@ -34,8 +32,8 @@ import torch  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from _common import (  # noqa: E402
-    EXIT_RUNTIME, EXIT_USAGE, Tally, UsageError, add_common_flags,
-    fail, new_parser, non_negative_int, one_line, open_env, record_digest, result_line)
+    EXIT_RUNTIME, EXIT_USAGE, Clock, Tally, UsageError, add_common_flags, consumer_function,
+    fail, new_parser, non_negative_int, one_line, open_env, result_line)
 
 PEER = "torch_lmdb"
 DEFAULT_SEED = 1
@@ -73,10 +71,11 @@ def collate_bytes(samples: list[tuple[bytes, bytes]]) -> tuple[list[bytes], list
     return [k for k, _ in samples], [v for _, v in samples]
 
 
-def collate_hashed(samples: list[tuple[bytes, bytes]]) -> tuple[list[bytes], list[bytes], list[int]]:
-    """Like collate_bytes, plus each record's digest, computed in the worker."""
+def collate_consumed(consume: Callable[[bytes, bytes], int],
+                     samples: list[tuple[bytes, bytes]]) -> tuple[list[bytes], list[bytes], list[int]]:
+    """Like collate_bytes, plus each record's consumer result, computed in the worker."""
     keys, values = collate_bytes(samples)
-    return keys, values, [record_digest(k, v) for k, v in zip(keys, values)]
+    return keys, values, [consume(k, v) for k, v in zip(keys, values)]
 
 
 def init_worker(_worker_id: int) -> None:
@@ -109,12 +108,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "readahead on, the listing's page faults can pull most of the file into "
                         "the page cache, warming the epoch that follows")
     p.add_argument("--hash-in-workers", action="store_true",
-                   help="hash in the workers instead of the main process; values still travel "
-                        "to the main process (default: hash in main, where a training loop consumes)")
+                   help="run the consumer in the workers instead of the main process; values still "
+                        "travel to the main process (default: consume in main, where a training loop does)")
     return p.parse_args(argv)
 
 
-def run(args: argparse.Namespace) -> str:
+def run(args: argparse.Namespace, clock: Clock) -> str:
     """Read one epoch and return the result line."""
     # More workers than cores is the configuration under test, not a mistake:
     # keep DataLoader's advice about it out of the benchmark's logs.
@@ -133,27 +132,26 @@ def run(args: argparse.Namespace) -> str:
         batch_size=args.batch,
         shuffle=args.shuffle == "on",
         num_workers=args.workers,
-        collate_fn=collate_hashed if args.hash_in_workers else collate_bytes,
+        collate_fn=(functools.partial(collate_consumed, consumer_function(args.consumer))
+                    if args.hash_in_workers else collate_bytes),
         persistent_workers=False,
         worker_init_fn=init_worker,
         generator=gen,
     )
 
-    tally = Tally()
-    first_batch = 0.0
-    loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
+    tally = Tally(consumer=args.consumer)
+    clock.loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
     for batch in loader:
-        if not first_batch:
-            first_batch = time.perf_counter()
+        if not clock.first_batch:
+            clock.first_batch = time.perf_counter()
         if args.hash_in_workers:
-            _, values, digests = batch
-            for d, v in zip(digests, values):
-                tally.add_hashed(d, len(v))
+            _, values, results = batch
+            for d, v in zip(results, values):
+                tally.add_consumed(d, len(v))
         else:
             for k, v in zip(*batch):
                 tally.add(k, v)
-    loop_end = time.perf_counter()
-    first_batch = first_batch or loop_end
+    clock.loop_end = time.perf_counter()
 
     config = {
         "workers": args.workers,
@@ -162,7 +160,7 @@ def run(args: argparse.Namespace) -> str:
         "index_readahead": "on" if index_readahead else "off",
         "shuffle": args.shuffle,
         "seed": args.seed,
-        "hash_in": "workers" if args.hash_in_workers else "main",
+        "consume_in": "workers" if args.hash_in_workers else "main",
         "prefetch_factor": 2 if args.workers > 0 else None,  # DataLoader's default
         "persistent_workers": False,
         "limit": args.records,
@@ -170,18 +168,15 @@ def run(args: argparse.Namespace) -> str:
         "py_lmdb": lmdb.__version__,
         "python": platform.python_version(),
     }
-    return result_line(PEER, tally, seconds=loop_end - loop_start,
-                       startup_s=first_batch - SCRIPT_START,
-                       first_batch_s=first_batch - loop_start,
-                       total_s=time.perf_counter() - SCRIPT_START,
-                       extra={"index_s": index_s}, config=config)
+    return result_line(PEER, tally, clock.times(), extra={"index_s": index_s}, config=config)
 
 
 def main(argv: list[str]) -> int:
     """Run the peer; return the exit status."""
+    clock = Clock(ready=time.perf_counter())
     args = parse_args(argv)
     try:
-        line = run(args)
+        line = run(args, clock)
     except UsageError as e:
         fail(PEER, str(e), EXIT_USAGE)
     except Exception as e:  # noqa: BLE001 - one line, never a traceback (worker errors included)

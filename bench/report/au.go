@@ -8,6 +8,7 @@ type AURow struct {
 	Storage     string
 	Workload    string
 	Mode        string
+	Consumer    string
 	Cache       string
 	Ranks       int
 	Nodes       int
@@ -19,11 +20,12 @@ type AURow struct {
 
 func buildAU(rs []Result) []AURow {
 	type key struct {
-		storage, workload, mode, cache string
-		ranks, nodes                   int
+		storage, workload, mode, consumer, cache string
+		ranks, nodes                             int
 	}
 	work := filter(rs, Result.IsWorkload)
-	keys := distinct(work, func(r Result) key { return key{r.Storage, r.Workload, r.Mode, r.Cache, r.Ranks, r.Nodes} })
+	keyOf := func(r Result) key { return key{r.Storage, r.Workload, r.Mode, r.Consumer, r.Cache, r.Ranks, r.Nodes} }
+	keys := distinct(work, keyOf)
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		switch {
@@ -34,6 +36,8 @@ func buildAU(rs []Result) []AURow {
 		case a.mode != b.mode:
 			return rankOf(ModeOrder, a.mode) < rankOf(ModeOrder, b.mode) ||
 				rankOf(ModeOrder, a.mode) == rankOf(ModeOrder, b.mode) && a.mode < b.mode
+		case a.consumer != b.consumer:
+			return a.consumer < b.consumer
 		case a.cache != b.cache:
 			return rankOf(cacheOrder, a.cache) < rankOf(cacheOrder, b.cache) ||
 				rankOf(cacheOrder, a.cache) == rankOf(cacheOrder, b.cache) && a.cache < b.cache
@@ -44,11 +48,9 @@ func buildAU(rs []Result) []AURow {
 	})
 	var out []AURow
 	for _, k := range keys {
-		in := filter(work, func(r Result) bool {
-			return key{r.Storage, r.Workload, r.Mode, r.Cache, r.Ranks, r.Nodes} == k
-		})
+		in := filter(work, func(r Result) bool { return keyOf(r) == k })
 		out = append(out, AURow{
-			Storage: k.storage, Workload: k.workload, Mode: k.mode, Cache: k.cache, Ranks: k.ranks, Nodes: k.nodes,
+			Storage: k.storage, Workload: k.workload, Mode: k.mode, Consumer: k.consumer, Cache: k.cache, Ranks: k.ranks, Nodes: k.nodes,
 			Rounds:      len(in),
 			SamplesPerS: medianOf(in, func(r Result) float64 { return r.SamplesPerS }).Median,
 			AUMean:      medianOf(in, func(r Result) float64 { return r.AUMean }).Median,

@@ -13,17 +13,25 @@
 // # Overview
 //
 // The input is one JSON object per line with a "type" field: "result" (one
-// mode at one rank count, cache state and round), "limit" (a plain
-// sequential read of the data file, buffered or O_DIRECT), "peer" (a peer
-// loader such as PyTorch's DataLoader), "au-search" (the largest number of
+// mode at one rank count, consumer, cache state and round), "limit" (one
+// probe of the storage: the data file read front to back buffered or with
+// O_DIRECT, by several streams with several requests in flight; the
+// fastest probe of a round is its limit), "peer" (a peer loader such as
+// PyTorch's DataLoader, with its consumer), "au-search" (the largest number of
 // emulated accelerators per node that stays above the utilisation
 // threshold) and "machine" (where and when the run happened). Other types
 // and unknown fields are ignored, and a "summary" line is ignored too:
 // every figure is recomputed from the individual rounds. Several runs may be
 // concatenated or given as several -in files; a run on another storage
 // carries "storage" (for example "local" or "pfsemu"), which -in
-// FILE:LABEL sets or overrides. Results are grouped by storage and consumer
-// and never pooled across groups.
+// FILE:LABEL sets or overrides. Results and peers are grouped by storage and
+// consumer and never pooled or compared across groups: every table heading
+// names its consumer, and a ratio stands only between contenders that did
+// the same work over the same window (process start to last batch). Lines
+// from older runs are read as they were measured and the report says so:
+// limit lines without a probe were one stream of 16 MiB requests, peer lines
+// without a consumer hashed (sha256). Lines marked "synthetic" (made by
+// lmdbio model synth) are refused.
 //
 // The program has three layers, each in its own files: parsing
 // (records.go, parse.go) turns lines into typed records; the tables
@@ -31,15 +39,18 @@
 // machine.go) are pure
 // functions from records to rows of numbers; rendering writes those rows as
 // Markdown (markdown.go, format.go) and as gonum/plot figures in SVG and PNG
-// (plots.go, bars.go, render.go).
+// (plots.go, bars.go; pkg/bench/figure writes them).
 //
-// Written to DIR: results.md; throughput_vs_ranks_{cold,warm}[_STORAGE],
-// stacked_study[_STORAGE] and first_batch_vs_ranks, each as .svg and .png.
+// Written to DIR: results.md; throughput_vs_ranks_{cold,warm}[_STORAGE[_CONSUMER]],
+// stacked_study[_STORAGE[_CONSUMER]] (the consumer when a storage ran several)
+// and first_batch_vs_ranks, each as .svg and .png.
 //
 // # Invariants
 //
 // Every figure is a median over the rounds found for one (storage,
-// consumer, cache, mode, ranks) cell, with the min–max spread beside it.
+// consumer, cache, mode, ranks) cell, with the min–max spread beside it. A
+// figure above the storage's limit by more than the noise band (the larger
+// of both spreads and 10 %, pkg/bench/stats) is marked †.
 // Results of an accelerator workload (workload other than "none") only
 // feed the accelerator-utilisation table: their throughput is bounded by
 // emulated compute, not by the loader.

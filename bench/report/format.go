@@ -105,6 +105,15 @@ func fmtTime(s Summary, u timeUnit) string {
 	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
+// fmtSeconds formats a time in seconds to three significant digits, "–"
+// when not measured (0).
+func fmtSeconds(v float64) string {
+	if v <= 0 {
+		return missing
+	}
+	return fmtTime(Summary{N: 1, Median: v}, timeUnit{"s", 1})
+}
+
 // plural returns "1 rank", "4 ranks".
 func plural(n int, word string) string {
 	if n == 1 {

@@ -63,7 +63,8 @@ func sortKnown(known, names []string) []string {
 }
 
 // Group is one line of measurement: a storage and the consumer work done on
-// every sample. Results of different groups are never pooled.
+// every sample. Results of different groups are never pooled or compared:
+// only contenders that did the same work stand in one table.
 type Group struct {
 	Storage  string
 	Consumer string
@@ -88,10 +89,16 @@ func (g Group) Title() string {
 	if s := StorageName(g.Storage); s != "" {
 		parts = append(parts, s)
 	}
-	if g.Consumer != "" {
-		parts = append(parts, "consumer "+g.Consumer)
-	}
+	parts = append(parts, "consumer "+orUnknown(g.Consumer))
 	return strings.Join(parts, " · ")
+}
+
+// orUnknown names a consumer a line did not state.
+func orUnknown(consumer string) string {
+	if consumer == "" {
+		return "not stated"
+	}
+	return consumer
 }
 
 // loaderResults returns the results that measure loading, not a workload.
@@ -105,8 +112,9 @@ func loaderResults(rs []Result) []Result {
 	return out
 }
 
-// groups splits rs into groups, sorted by storage then consumer.
-func groups(rs []Result) ([]Group, map[Group][]Result) {
+// groups splits rs into groups, sorted by storage then consumer. A group
+// measured only by peers is listed too, with no results.
+func groups(rs []Result, ps []Peer) ([]Group, map[Group][]Result) {
 	m := map[Group][]Result{}
 	var keys []Group
 	for _, r := range rs {
@@ -115,6 +123,13 @@ func groups(rs []Result) ([]Group, map[Group][]Result) {
 			keys = append(keys, g)
 		}
 		m[g] = append(m[g], r)
+	}
+	for _, p := range ps {
+		g := Group{Storage: p.Storage, Consumer: p.Consumer}
+		if _, ok := m[g]; !ok {
+			keys = append(keys, g)
+			m[g] = nil
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].Storage != keys[j].Storage {

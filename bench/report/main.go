@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/figure"
 )
 
 // Exit statuses, as for every lmdbio command.
@@ -138,12 +140,6 @@ func write(dir string, rep *Report, plots bool) ([]string, error) {
 	if err != nil {
 		return written, err
 	}
-	for _, f := range figs {
-		paths, err := WriteFigure(dir, f)
-		written = append(written, paths...)
-		if err != nil {
-			return written, err
-		}
-	}
-	return written, nil
+	paths, err := figure.WriteAll(dir, figs)
+	return append(written, paths...), err
 }

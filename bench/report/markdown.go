@@ -20,8 +20,19 @@ func Markdown(rep *Report) []byte {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "Every figure is the median over the rounds of a run; spreads are min–max over those rounds,")
-	fmt.Fprintln(&b, "n is the number of rounds. MB = 10⁶ bytes delivered to the learners.")
+	fmt.Fprintln(&b, "n is the number of rounds. MB = 10⁶ bytes delivered to the learners. Every contender is timed")
+	fmt.Fprintln(&b, "from the start of its process to its last batch (start-up included, and shown on its own), and")
+	fmt.Fprintln(&b, "only contenders that ran the same consumer share a table or a ratio. "+aboveMark+" marks a figure")
+	fmt.Fprintln(&b, "above the storage's limit by more than the noise band (the larger of both spreads and 10 %):")
+	fmt.Fprintln(&b, "either the limit probes missed how that contender reads, or it did not read what it delivered")
+	fmt.Fprintln(&b, "from storage (a warm page cache read in place through mmap, with a consumer that does not copy).")
 	fmt.Fprintln(&b)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "Note: %s.\n", n)
+	}
+	if len(rep.Notes) > 0 {
+		fmt.Fprintln(&b)
+	}
 	writeLimits(&b, rep.Limits)
 	writeStudies(&b, rep.Studies)
 	writePeers(&b, rep.Peers)
@@ -31,22 +42,37 @@ func Markdown(rep *Report) []byte {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
+// aboveMark flags a figure above the storage's limit.
+const aboveMark = "†"
+
+// flagged appends aboveMark to a formatted figure when above is set.
+func flagged(text string, above bool) string {
+	if above {
+		return text + " " + aboveMark
+	}
+	return text
+}
+
 func writeLimits(w io.Writer, ls []LimitRow) {
 	if len(ls) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Sequential-read limit")
+	fmt.Fprintln(w, "## Storage limit")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "A plain sequential read of the data file with large buffers: the most the storage gives.")
+	fmt.Fprintln(w, "The data file read front to back as a tuned reader would, with every probe of the run (buffered or")
+	fmt.Fprintln(w, "O_DIRECT, STREAMS×DEPTH requests in flight, request size); the limit is each round's fastest probe.")
+	fmt.Fprintln(w, "One stream with one request at a time, as dd reads, is shown beside it.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Every storage · no consumer (the storage alone)")
 	fmt.Fprintln(w)
 	t := table{
-		header: []string{"storage", "cache", "buffered MB/s", "spread", "n", "O_DIRECT MB/s", "spread", "n"},
-		right:  []bool{false, false, true, true, true, true, true, true},
+		header: []string{"storage", "cache", "limit MB/s", "spread", "n", "fastest probe", "one stream buffered", "one stream O_DIRECT"},
+		right:  []bool{false, false, true, true, true, false, true, true},
 	}
 	for _, l := range ls {
 		t.rows = append(t.rows, []string{orDash(StorageName(l.Storage)), l.Cache,
-			fmtMedian(l.Buffered), fmtSpread(l.Buffered), fmt.Sprint(l.Buffered.N),
-			fmtMedian(l.Direct), fmtSpread(l.Direct), fmt.Sprint(l.Direct.N)})
+			fmtMedian(l.Best), fmtSpread(l.Best), fmt.Sprint(l.Best.N), orDash(l.BestProbe),
+			fmtMedian(l.Buffered), fmtMedian(l.Direct)})
 	}
 	t.write(w)
 }
@@ -62,16 +88,16 @@ func writeStudies(w io.Writer, ts []StudyTable) {
 	for _, s := range ts {
 		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, plural(s.Ranks, "rank")+" on "+plural(s.Nodes, "node")))
 		t := table{
-			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "× lmdb", "× limit"},
-			right:  []bool{false, true, true, true, true, true, true},
+			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "start-up s", "× lmdb", "× limit"},
+			right:  []bool{false, true, true, true, true, true, true, true},
 		}
 		for _, r := range s.Rows {
-			t.rows = append(t.rows, []string{"`" + r.Mode + "`", fmtMedian(r.MBPerS), fmtSpread(r.MBPerS),
-				fmt.Sprint(r.MBPerS.N), fmtRate(r.SamplesPerS), fmtRatio(r.VsBaseline), fmtRatio(r.VsLimit)})
+			t.rows = append(t.rows, []string{"`" + r.Mode + "`", flagged(fmtMedian(r.MBPerS), r.AboveLimit), fmtSpread(r.MBPerS),
+				fmt.Sprint(r.MBPerS.N), fmtRate(r.SamplesPerS), fmtSeconds(r.Startup), fmtRatio(r.VsBaseline), fmtRatio(r.VsLimit)})
 		}
 		t.write(w)
 		if s.Limit > 0 {
-			fmt.Fprintf(w, "Limit: %s MB/s (buffered sequential read, %s cache).\n\n", fmtRate(s.Limit), s.Cache)
+			fmt.Fprintf(w, "Limit: %s MB/s (fastest probe, mostly %s; %s cache).\n\n", fmtRate(s.Limit), s.LimitProbe, s.Cache)
 		} else {
 			fmt.Fprintln(w, "No limit line for this cache state; × limit is the benchmark's own fraction_of_limit.")
 			fmt.Fprintln(w)
@@ -85,29 +111,28 @@ func writePeers(w io.Writer, ps []PeerTable) {
 	}
 	fmt.Fprintln(w, "## Peers")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Loaders users run today, in the same run and on the same dataset, beside lmdbio's default mode")
-	fmt.Fprintln(w, "at the same rank count.")
+	fmt.Fprintln(w, "Loaders users run today, in the same run, on the same dataset and with the same consumer, beside")
+	fmt.Fprintln(w, "lmdbio's default mode at the same rank count. Start-up: process start to the loader ready.")
 	fmt.Fprintln(w)
 	for _, p := range ps {
-		h := "default mode"
+		def := "default mode"
 		if p.Default != DefaultMode {
-			h += " (`" + p.Default + "`)"
+			def += " (`" + p.Default + "`)"
 		}
-		if p.Consumer != "" {
-			h += ", consumer " + p.Consumer
+		fmt.Fprintf(w, "### %s · peers vs %s\n\n", p.Title(), def)
+		if !p.HasDefault {
+			fmt.Fprintf(w, "No lmdbio result ran consumer %s on this storage: no ratio.\n\n", orUnknown(p.Consumer))
 		}
-		if s := StorageName(p.Storage); s != "" {
-			h = s + " · " + h
-		}
-		fmt.Fprintf(w, "### %s\n\n", h)
 		t := table{
-			header: []string{"cache", "peer", "ranks", "peer MB/s", "spread", "n", "default MB/s", "spread", "n", "default / peer"},
-			right:  []bool{false, false, true, true, true, true, true, true, true, true},
+			header: []string{"cache", "peer", "ranks", "peer MB/s", "spread", "n", "default MB/s", "spread", "n",
+				"start-up s peer / default", "default / peer"},
+			right: []bool{false, false, true, true, true, true, true, true, true, true, true},
 		}
 		for _, r := range p.Rows {
 			t.rows = append(t.rows, []string{r.Cache, r.Peer, fmt.Sprint(r.Ranks),
-				fmtMedian(r.PeerMB), fmtSpread(r.PeerMB), fmt.Sprint(r.PeerMB.N),
-				fmtMedian(r.Default), fmtSpread(r.Default), fmt.Sprint(r.Default.N), fmtRatio(r.Ratio)})
+				flagged(fmtMedian(r.PeerMB), r.PeerAbove), fmtSpread(r.PeerMB), fmt.Sprint(r.PeerMB.N),
+				flagged(fmtMedian(r.Default), r.DefaultAbove), fmtSpread(r.Default), fmt.Sprint(r.Default.N),
+				fmtSeconds(r.PeerStartup) + " / " + fmtSeconds(r.DefaultStartup), fmtRatio(r.Ratio)})
 		}
 		t.write(w)
 	}
@@ -130,27 +155,15 @@ func writeScaling(w io.Writer, ts []ScalingTable) {
 		}
 		for _, se := range s.Series {
 			row := []string{seriesName(se.Name, se.Peer)}
-			for _, c := range se.Cells {
-				row = append(row, fmtCell(c))
+			for i, c := range se.Cells {
+				row = append(row, flagged(fmtCell(c), se.Above[i]))
 			}
 			t.rows = append(t.rows, row)
 		}
 		t.write(w)
-		writeLimitNote(w, s.Limit, s.Direct)
-	}
-}
-
-// writeLimitNote states the limits a vs-ranks table is read against.
-func writeLimitNote(w io.Writer, buffered, direct float64) {
-	var parts []string
-	if buffered > 0 {
-		parts = append(parts, fmtRate(buffered)+" MB/s buffered")
-	}
-	if direct > 0 {
-		parts = append(parts, fmtRate(direct)+" MB/s O_DIRECT")
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(w, "Sequential-read limit: %s.\n\n", strings.Join(parts, ", "))
+		if s.Limit > 0 {
+			fmt.Fprintf(w, "Storage limit: %s MB/s (fastest probe, mostly %s).\n\n", fmtRate(s.Limit), s.LimitProbe)
+		}
 	}
 }
 
@@ -160,7 +173,8 @@ func writeFirstBatch(w io.Writer, ts []FirstBatchTable) {
 	}
 	fmt.Fprintln(w, "## Time to first batch vs ranks")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Slowest / median / fastest rank (medians over rounds); peers report only the slowest rank.")
+	fmt.Fprintln(w, "From the process start: slowest / median / fastest rank (medians over rounds); peers report only")
+	fmt.Fprintln(w, "the slowest rank.")
 	fmt.Fprintln(w, "The last column is slowest over fastest at the largest rank count: flat loaders stay near 1.")
 	fmt.Fprintln(w)
 	for _, s := range ts {
@@ -206,15 +220,16 @@ func writeAU(w io.Writer, rows []AURow, searches []AUSearch) {
 	}
 	fmt.Fprintln(w, "## Accelerator utilisation")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "AU = emulated compute time / wall time per learner (MLPerf Storage counts an accelerator as kept busy at ≥ 90 %).")
+	fmt.Fprintln(w, "AU = emulated compute time / the loader's time (Open to the last batch) per learner (MLPerf Storage")
+	fmt.Fprintln(w, "counts an accelerator as kept busy at ≥ 90 %).")
 	fmt.Fprintln(w)
 	if len(rows) > 0 {
 		t := table{
-			header: []string{"storage", "workload", "mode", "cache", "nodes", "ranks", "samples/s", "AU mean", "AU min", "n"},
-			right:  []bool{false, false, false, false, true, true, true, true, true, true},
+			header: []string{"storage", "workload", "mode", "consumer", "cache", "nodes", "ranks", "samples/s", "AU mean", "AU min", "n"},
+			right:  []bool{false, false, false, false, false, true, true, true, true, true, true},
 		}
 		for _, r := range rows {
-			t.rows = append(t.rows, []string{orDash(StorageName(r.Storage)), r.Workload, "`" + r.Mode + "`", r.Cache,
+			t.rows = append(t.rows, []string{orDash(StorageName(r.Storage)), r.Workload, "`" + r.Mode + "`", orUnknown(r.Consumer), r.Cache,
 				fmt.Sprint(r.Nodes), fmt.Sprint(r.Ranks), fmtRate(r.SamplesPerS), fmtPercent(r.AUMean), fmtPercent(r.AUMin), fmt.Sprint(r.Rounds)})
 		}
 		t.write(w)
@@ -223,15 +238,15 @@ func writeAU(w io.Writer, rows []AURow, searches []AUSearch) {
 		fmt.Fprintln(w, "### Largest number of accelerators per node that keeps AU above the threshold")
 		fmt.Fprintln(w)
 		t := table{
-			header: []string{"storage", "workload", "mode", "cache", "threshold", "nodes", "accelerators per node", "ranks", "AU min"},
-			right:  []bool{false, false, false, false, true, true, true, true, true},
+			header: []string{"storage", "workload", "mode", "consumer", "cache", "threshold", "nodes", "accelerators per node", "ranks", "AU min"},
+			right:  []bool{false, false, false, false, false, true, true, true, true, true},
 		}
 		for _, a := range searches {
 			mode := missing
 			if a.Mode != "" {
 				mode = "`" + a.Mode + "`"
 			}
-			t.rows = append(t.rows, []string{orDash(StorageName(a.Storage)), a.Workload, mode, orDash(a.Cache), fmtPercent(a.Threshold),
+			t.rows = append(t.rows, []string{orDash(StorageName(a.Storage)), a.Workload, mode, orUnknown(a.Consumer), orDash(a.Cache), fmtPercent(a.Threshold),
 				fmt.Sprint(a.Nodes), fmt.Sprint(a.MaxAcceleratorsPerNode), fmt.Sprint(a.Ranks), fmtPercent(a.AUMin)})
 		}
 		t.write(w)

@@ -77,6 +77,9 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 		if err := decode(b, &r); err != nil {
 			return err
 		}
+		if r.Synthetic {
+			return errSynthetic
+		}
 		if err := checkResult(r); err != nil {
 			return err
 		}
@@ -90,6 +93,13 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 		if l.Cache == "" || !finiteNonNeg(l.MBPerS) {
 			return errors.New(`limit: needs "cache" and a plausible non-negative "mb_per_s"`)
 		}
+		if l.Probe == "" {
+			// Runs before the limit probes read one stream of 16 MiB
+			// requests, buffered and with O_DIRECT.
+			l.Probe = legacyProbe(l.Direct)
+			ds.note("limit lines without a probe come from runs that read one stream of 16 MiB requests: shown as " +
+				legacyProbe(false) + " and " + legacyProbe(true))
+		}
 		setLabel(&l.Storage, label)
 		ds.Limits = append(ds.Limits, l)
 	case "peer":
@@ -99,6 +109,19 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 		}
 		if p.Peer == "" || p.Cache == "" || p.Ranks <= 0 || !finiteNonNeg(p.MBPerS) || !finiteNonNeg(p.FirstBatchMax) {
 			return errors.New(`peer: needs "peer", "cache", "ranks" > 0 and plausible non-negative "mb_per_s" and "first_batch_s_max"`)
+		}
+		var synthetic struct {
+			Synthetic bool `json:"synthetic"`
+		}
+		if json.Unmarshal(b, &synthetic) == nil && synthetic.Synthetic {
+			return errSynthetic
+		}
+		if p.Consumer == "" {
+			// The peer scripts hashed every record (sha256) before they
+			// took a consumer; their lines did not say so.
+			p.Consumer = "sha256"
+			ds.note("peer lines without a consumer come from peer scripts that always hashed: shown as consumer sha256 " +
+				"(their MB/s were timed over the epoch loop alone, without start-up)")
 		}
 		setLabel(&p.Storage, label)
 		ds.Peers = append(ds.Peers, p)
@@ -127,6 +150,28 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 		ds.Machines = append(ds.Machines, m)
 	}
 	return nil
+}
+
+// errSynthetic refuses lines a model made up: a report shows measurements.
+var errSynthetic = errors.New(`a "synthetic" line (made by lmdbio model synth from known parameters), not a measurement`)
+
+// legacyProbe is the probe of a limit line from before the probes: one
+// stream, one 16 MiB request at a time.
+func legacyProbe(direct bool) string {
+	if direct {
+		return "direct:1x1:16MiB"
+	}
+	return "buffered:1x1:16MiB"
+}
+
+// note records once how lines were read.
+func (ds *Dataset) note(s string) {
+	for _, n := range ds.Notes {
+		if n == s {
+			return
+		}
+	}
+	ds.Notes = append(ds.Notes, s)
 }
 
 // decode unmarshals a whole line into v, naming the type on failure.

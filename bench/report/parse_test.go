@@ -143,3 +143,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseOlderLinesAndSynthetic(t *testing.T) {
+	in := `{"type":"peer","peer":"caffe","ranks":1,"cache":"cold","mb_per_s":3}
+{"type":"limit","cache":"cold","direct":true,"mb_per_s":2}
+{"type":"peer","peer":"caffe","consumer":"touch","ranks":1,"cache":"cold","mb_per_s":3}
+{"type":"limit","cache":"cold","probe":"direct:4x2:16MiB","direct":true,"mb_per_s":2}`
+	var ds Dataset
+	if err := Parse(strings.NewReader(in), "in", "", &ds); err != nil {
+		t.Fatal(err)
+	}
+	if ds.Peers[0].Consumer != "sha256" || ds.Peers[1].Consumer != "touch" {
+		t.Errorf("peer consumers %q %q", ds.Peers[0].Consumer, ds.Peers[1].Consumer)
+	}
+	if ds.Limits[0].Probe != "direct:1x1:16MiB" || ds.Limits[1].Probe != "direct:4x2:16MiB" {
+		t.Errorf("limit probes %q %q", ds.Limits[0].Probe, ds.Limits[1].Probe)
+	}
+	if len(ds.Notes) != 2 {
+		t.Errorf("notes %q: want one per kind of older line", ds.Notes)
+	}
+	for _, line := range []string{
+		`{"type":"result","mode":"lmdb","ranks":1,"cache":"cold","mb_per_s":1,"synthetic":true}`,
+		`{"type":"peer","peer":"caffe","ranks":1,"cache":"cold","mb_per_s":1,"synthetic":true}`,
+	} {
+		var ds Dataset
+		err := Parse(strings.NewReader(line), "in", "", &ds)
+		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "synthetic") {
+			t.Errorf("%s: err = %v, want a refusal", line, err)
+		}
+	}
+}

@@ -1,43 +1,52 @@
 package main
 
 import (
-	"slices"
 	"sort"
 )
 
-// PeerTable puts the peers measured on one storage beside lmdbio's default
-// mode at the same rank count and cache state.
+// PeerTable puts the peers measured on one storage with one consumer beside
+// lmdbio's default mode with the same consumer, at the same rank count and
+// cache state: the same work over the same window, so their ratio is fair.
+// A consumer lmdbio did not run gets no ratio, never another consumer's.
 type PeerTable struct {
-	Storage string
-	// Consumer is the consumer of the default-mode results compared with:
-	// "sha256" when measured (the work the peers do), else the first.
-	Consumer string
+	Group
 	// Default is the mode name compared with: "default", or the full
 	// stack when the run measured it under that name.
 	Default string
-	Rows    []PeerRow
+	// HasDefault is false when no default-mode result has this consumer.
+	HasDefault bool
+	Rows       []PeerRow
 }
 
 // PeerRow is one peer at one rank count and cache state.
 type PeerRow struct {
-	Cache   string
-	Peer    string
-	Ranks   int
-	PeerMB  Summary
-	Default Summary
-	Ratio   float64 // default median over peer median; 0 if unknown
+	Cache          string
+	Peer           string
+	Ranks          int
+	PeerMB         Summary
+	Default        Summary
+	PeerStartup    float64 // medians over rounds, seconds from process start
+	DefaultStartup float64
+	Ratio          float64 // default median over peer median; 0 if unknown
+	PeerAbove      bool    // above the storage's limit by more than the noise band
+	DefaultAbove   bool
 }
 
-func buildPeers(ps []Peer, keys []Group, byGroup map[Group][]Result) []PeerTable {
-	storages := distinct(ps, func(p Peer) string { return p.Storage })
-	slices.Sort(storages)
+func buildPeers(ps []Peer, byGroup map[Group][]Result, lim []LimitRow) []PeerTable {
+	keys := distinct(ps, func(p Peer) Group { return Group{Storage: p.Storage, Consumer: p.Consumer} })
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Storage != keys[j].Storage {
+			return keys[i].Storage < keys[j].Storage
+		}
+		return keys[i].Consumer < keys[j].Consumer
+	})
 	var out []PeerTable
-	for _, s := range storages {
-		t := PeerTable{Storage: s, Consumer: peerConsumer(keys, s)}
-		grp := byGroup[Group{Storage: s, Consumer: t.Consumer}]
-		t.Default = defaultModeOf(grp)
+	for _, g := range keys {
+		grp := byGroup[g]
+		t := PeerTable{Group: g, Default: defaultModeOf(grp)}
 		def := filter(grp, func(r Result) bool { return r.Mode == t.Default })
-		in := filter(ps, func(p Peer) bool { return p.Storage == s })
+		t.HasDefault = len(def) > 0
+		in := filter(ps, func(p Peer) bool { return p.Storage == g.Storage && p.Consumer == g.Consumer })
 		type key struct {
 			cache, peer string
 			ranks       int
@@ -54,36 +63,21 @@ func buildPeers(ps []Peer, keys []Group, byGroup map[Group][]Result) []PeerTable
 			return a.ranks < b.ranks
 		})
 		for _, k := range cells {
+			mine := filter(in, func(p Peer) bool { return p.Cache == k.cache && p.Peer == k.peer && p.Ranks == k.ranks })
+			theirs := filter(def, func(r Result) bool { return r.Cache == k.cache && r.Ranks == k.ranks })
+			l := limitFor(lim, g.Storage, k.cache)
 			row := PeerRow{
 				Cache: k.cache, Peer: k.peer, Ranks: k.ranks,
-				PeerMB: medianOf(filter(in, func(p Peer) bool { return p.Cache == k.cache && p.Peer == k.peer && p.Ranks == k.ranks }),
-					func(p Peer) float64 { return p.MBPerS }),
-				Default: medianOf(filter(def, func(r Result) bool { return r.Cache == k.cache && r.Ranks == k.ranks }),
-					func(r Result) float64 { return r.MBPerS }),
+				PeerMB:         medianOf(mine, func(p Peer) float64 { return p.MBPerS }),
+				Default:        medianOf(theirs, func(r Result) float64 { return r.MBPerS }),
+				PeerStartup:    medianOf(mine, func(p Peer) float64 { return p.StartupMax }).Median,
+				DefaultStartup: medianOf(theirs, func(r Result) float64 { return r.StartupS }).Median,
 			}
 			row.Ratio = ratio(row.Default.Median, row.PeerMB.Median)
+			row.PeerAbove, row.DefaultAbove = aboveLimit(row.PeerMB, l), aboveLimit(row.Default, l)
 			t.Rows = append(t.Rows, row)
 		}
 		out = append(out, t)
 	}
 	return out
-}
-
-// peerConsumer chooses which consumer's default-mode results a storage's
-// peers are compared with.
-func peerConsumer(keys []Group, storage string) string {
-	var first string
-	found := false
-	for _, g := range keys {
-		if g.Storage != storage {
-			continue
-		}
-		if g.Consumer == "sha256" {
-			return g.Consumer
-		}
-		if !found {
-			first, found = g.Consumer, true
-		}
-	}
-	return first
 }

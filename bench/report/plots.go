@@ -5,21 +5,17 @@ import (
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/pkg/bench/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Figure is one plot and its legend, drawn beside it; Name has no extension.
-type Figure struct {
-	Name   string
-	Plot   *plot.Plot
-	Legend plot.Legend
-}
+// Figure is one plot and its legend, drawn beside it.
+type Figure = figure.Figure
 
 // palette gives every mode and peer the same colour in every figure.
 var palette = map[string]color.Color{
@@ -212,7 +208,7 @@ func seriesXYs(ranks []int, cells []Summary) plotter.XYs {
 func throughputFigure(t ScalingTable, name string) (Figure, error) {
 	p := newPlot("Throughput vs ranks — "+heading(t.Group, t.Cache, ""), "ranks (learner processes)", "throughput delivered to learners (MB/s)")
 	rankTicks(p, t.Ranks)
-	l := legend()
+	l := figure.NewLegend()
 	spares := map[string]color.Color{}
 	for i, s := range t.Series {
 		label, dash := s.Name, []vg.Length(nil)
@@ -224,10 +220,7 @@ func throughputFigure(t ScalingTable, name string) (Figure, error) {
 		}
 	}
 	if t.Limit > 0 {
-		addHLine(p, &l, fmt.Sprintf("sequential limit %s MB/s", fmtRate(t.Limit)), t.Limit, color.Black, dashes[1])
-	}
-	if t.Direct > 0 {
-		addHLine(p, &l, fmt.Sprintf("O_DIRECT limit %s MB/s", fmtRate(t.Direct)), t.Direct, color.Gray{Y: 0x80}, dashes[2])
+		addHLine(p, &l, fmt.Sprintf("storage limit %s MB/s", fmtRate(t.Limit)), t.Limit, color.Black, dashes[1])
 	}
 	headroom(p)
 	return Figure{Name: name, Plot: p, Legend: l}, nil
@@ -248,7 +241,7 @@ func studyFigure(ts []StudyTable, name string) Figure {
 	p.X.Tick.Label.Rotation = math.Pi / 9
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
-	l := legend()
+	l := figure.NewLegend()
 	width := 0.8 / float64(len(ts))
 	for k, t := range ts {
 		b := &bars{
@@ -338,7 +331,7 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 	}
 	p := newPlot(title, "ranks (learner processes)", "first batch, slowest rank ("+u.name+")")
 	rankTicks(p, ranks)
-	l := legend()
+	l := figure.NewLegend()
 	spares := map[string]color.Color{}
 	for gi, t := range pick {
 		var prefix []string
@@ -371,46 +364,11 @@ func firstBatchFigure(ts []FirstBatchTable, name string) (Figure, error) {
 		}
 	}
 	if logY {
-		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Tick.Marker = figure.Log10Ticks{}
 		p.Y.Min, p.Y.Max = y(slices.Min(all)/1.5), y(slices.Max(all)*1.5)
 		p.Y.Label.Text = "first batch, slowest rank (" + u.name + ", log scale)"
 		return Figure{Name: name, Plot: p, Legend: l}, nil
 	}
 	headroom(p)
 	return Figure{Name: name, Plot: p, Legend: l}, nil
-}
-
-// legend returns the style of every figure's legend, drawn beside the plot.
-func legend() plot.Legend {
-	l := plot.NewLegend()
-	l.Top, l.Left = true, true
-	l.TextStyle.Font.Size = vg.Points(10)
-	l.Padding = vg.Points(3)
-	l.ThumbnailWidth = vg.Points(24)
-	return l
-}
-
-// log10Ticks labels an axis that carries log10 of the data with the data's
-// own values, 1, 2 and 5 times each power of ten, unlabelled ticks between.
-// Plotting log10 on a linear axis stands in for gonum's log scale, whose
-// axis-label placement assumes a linear axis and squeezes the plot.
-type log10Ticks struct{}
-
-// Ticks implements plot.Ticker.
-func (log10Ticks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for d := math.Floor(lo); d <= math.Ceil(hi); d++ {
-		for m := 1; m <= 9; m++ {
-			v := math.Log10(float64(m)) + d
-			if v < lo || v > hi {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
-				t.Label = strconv.FormatFloat(float64(m)*math.Pow(10, d), 'f', max(0, int(-d)), 64)
-			}
-			ts = append(ts, t)
-		}
-	}
-	return ts
 }

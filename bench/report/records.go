@@ -18,6 +18,7 @@ type Result struct {
 	SamplesPerS      float64 `json:"samples_per_s"`
 	MBPerS           float64 `json:"mb_per_s"`
 	FractionOfLimit  float64 `json:"fraction_of_limit"`
+	StartupS         float64 `json:"startup_s"`
 	FirstBatchMin    float64 `json:"first_batch_s_min"`
 	FirstBatchMedian float64 `json:"first_batch_s_median"`
 	FirstBatchMax    float64 `json:"first_batch_s_max"`
@@ -30,18 +31,24 @@ type Result struct {
 	Digest           string  `json:"digest"`
 	AUMin            float64 `json:"au_min"`
 	AUMean           float64 `json:"au_mean"`
+	// Synthetic marks lines made by a model from known parameters, never
+	// measured: the report refuses them.
+	Synthetic bool `json:"synthetic"`
 }
 
 // IsWorkload reports whether r ran an emulated accelerator workload, whose
 // throughput is bounded by the emulated compute rather than by loading.
 func (r Result) IsWorkload() bool { return r.Workload != "" && r.Workload != "none" }
 
-// Limit is one "limit" line: a plain sequential read of the data file with
-// large buffers, the physical limit every mode is compared with.
+// Limit is one "limit" line: one probe of the storage, reading the data
+// file front to back as a tuned reader would (buffered or O_DIRECT, several
+// streams, several requests in flight). The fastest probe of a round is the
+// limit every contender is compared with.
 type Limit struct {
 	Storage string  `json:"storage"`
 	Round   int     `json:"round"`
 	Cache   string  `json:"cache"`
+	Probe   string  `json:"probe"` // "direct:4x2:16MiB"; older runs had none (see parse.go)
 	Direct  bool    `json:"direct"`
 	Bytes   int64   `json:"bytes"`
 	Seconds float64 `json:"seconds"`
@@ -56,6 +63,7 @@ type Peer struct {
 	Peer            string  `json:"peer"`
 	Ranks           int     `json:"ranks"`
 	Cache           string  `json:"cache"`
+	Consumer        string  `json:"consumer"` // older runs had none (see parse.go)
 	Samples         int64   `json:"samples"`
 	Bytes           int64   `json:"bytes"`
 	Seconds         float64 `json:"seconds"`
@@ -63,6 +71,7 @@ type Peer struct {
 	MBPerS          float64 `json:"mb_per_s"`
 	FractionOfLimit float64 `json:"fraction_of_limit"`
 	FirstBatchMax   float64 `json:"first_batch_s_max"`
+	StartupMax      float64 `json:"startup_s_max"`
 	Digest          string  `json:"digest"`
 }
 
@@ -75,6 +84,7 @@ type AUSearch struct {
 	MaxAcceleratorsPerNode int     `json:"max_accelerators_per_node"` // 0: not even one
 	Nodes                  int     `json:"nodes"`
 	Mode                   string  `json:"mode"`
+	Consumer               string  `json:"consumer"`
 	Cache                  string  `json:"cache"`
 	Ranks                  int     `json:"ranks"`  // learners in the passing run
 	AUMin                  float64 `json:"au_min"` // of the passing run
@@ -96,4 +106,6 @@ type Dataset struct {
 	Machines   []Machine
 	// Inputs names each input and its label, for the report's header.
 	Inputs []string
+	// Notes say how lines from older runs were read.
+	Notes []string
 }

@@ -19,6 +19,7 @@ type Options struct {
 type Report struct {
 	Machine    []string
 	Inputs     []string
+	Notes      []string
 	Limits     []LimitRow
 	Studies    []StudyTable
 	Peers      []PeerTable
@@ -32,32 +33,44 @@ type Report struct {
 func Build(ds *Dataset, opt Options) *Report {
 	lim := buildLimits(ds.Limits)
 	loading := loaderResults(ds.Results)
-	keys, byGroup := groups(loading)
+	keys, byGroup := groups(loading, ds.Peers)
 	rep := &Report{
 		Machine:    machineLines(ds.Machines, opt.Machine),
 		Inputs:     ds.Inputs,
+		Notes:      ds.Notes,
 		Limits:     lim,
-		Peers:      buildPeers(ds.Peers, keys, byGroup),
+		Peers:      buildPeers(ds.Peers, byGroup, lim),
 		AU:         buildAU(ds.Results),
 		AUSearches: sortedAUSearches(ds.AUSearches),
 	}
 	for _, g := range keys {
 		rs := byGroup[g]
-		peers := filter(ds.Peers, func(p Peer) bool { return p.Storage == g.Storage })
-		rep.Studies = append(rep.Studies, buildStudies(g, rs, lim, opt.StudyRanks)...)
+		peers := filter(ds.Peers, func(p Peer) bool { return p.Storage == g.Storage && p.Consumer == g.Consumer })
+		if len(rs) > 0 {
+			rep.Studies = append(rep.Studies, buildStudies(g, rs, lim, opt.StudyRanks)...)
+		}
 		rep.Scaling = append(rep.Scaling, buildScaling(g, rs, peers, lim)...)
 		rep.FirstBatch = append(rep.FirstBatch, buildFirstBatch(g, rs, peers)...)
 	}
 	return rep
 }
 
-// LimitRow is the physical limit of one storage in one cache state.
+// LimitRow is the limit of one storage in one cache state: per round the
+// fastest of its probes, and the single-stream probes beside it (what one
+// synchronous reader gets, as dd shows it).
 type LimitRow struct {
-	Storage  string
-	Cache    string
-	Buffered Summary
-	Direct   Summary
+	Storage string
+	Cache   string
+	// Best is the fastest probe of each round, over the rounds.
+	Best Summary
+	// BestProbe is the probe that was fastest in most rounds.
+	BestProbe string
+	Buffered  Summary // buffered:1x1:16MiB
+	Direct    Summary // direct:1x1:16MiB
 }
+
+// singleStream are the probes of one stream and one request in flight.
+var singleStream = map[bool]string{false: legacyProbe(false), true: legacyProbe(true)}
 
 func buildLimits(ls []Limit) []LimitRow {
 	type key struct{ storage, cache string }
@@ -73,14 +86,46 @@ func buildLimits(ls []Limit) []LimitRow {
 	for _, k := range keys {
 		in := filter(ls, func(l Limit) bool { return l.Storage == k.storage && l.Cache == k.cache })
 		mb := func(l Limit) float64 { return l.MBPerS }
+		best, probe := fastestPerRound(in)
 		out = append(out, LimitRow{
-			Storage:  k.storage,
-			Cache:    k.cache,
-			Buffered: medianOf(filter(in, func(l Limit) bool { return !l.Direct }), mb),
-			Direct:   medianOf(filter(in, func(l Limit) bool { return l.Direct }), mb),
+			Storage:   k.storage,
+			Cache:     k.cache,
+			Best:      Summarize(best),
+			BestProbe: probe,
+			Buffered:  medianOf(filter(in, func(l Limit) bool { return l.Probe == singleStream[false] }), mb),
+			Direct:    medianOf(filter(in, func(l Limit) bool { return l.Probe == singleStream[true] }), mb),
 		})
 	}
 	return out
+}
+
+// fastestPerRound returns the fastest probe's MB/s of every round, and the
+// probe that was fastest most often (the first on a tie).
+func fastestPerRound(ls []Limit) ([]float64, string) {
+	rounds := sortedInts(ls, func(l Limit) int { return l.Round })
+	var best []float64
+	wins := map[string]int{}
+	var order []string
+	for _, r := range rounds {
+		var top Limit
+		for _, l := range ls {
+			if l.Round == r && l.MBPerS > top.MBPerS {
+				top = l
+			}
+		}
+		best = append(best, top.MBPerS)
+		if wins[top.Probe] == 0 {
+			order = append(order, top.Probe)
+		}
+		wins[top.Probe]++
+	}
+	probe := ""
+	for _, p := range order {
+		if probe == "" || wins[p] > wins[probe] {
+			probe = p
+		}
+	}
+	return best, probe
 }
 
 // limitFor returns the limit row of storage and cache, zero if none.

@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,13 +21,16 @@ func TestGroupsSplitStorageAndConsumer(t *testing.T) {
 		res("local", "sha256", "cold", "lmdb", 4, 1),
 		res("local", "touch", "warm", "lmdb", 4, 1),
 	}
-	keys, m := groups(rs)
-	want := []Group{{"local", "sha256"}, {"local", "touch"}, {"pfsemu", "touch"}}
+	keys, m := groups(rs, []Peer{{Storage: "pfsemu", Consumer: "sha256"}, {Storage: "local", Consumer: "touch"}})
+	want := []Group{{"local", "sha256"}, {"local", "touch"}, {"pfsemu", "sha256"}, {"pfsemu", "touch"}}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("groups = %v, want %v", keys, want)
 	}
 	if n := len(m[Group{"local", "touch"}]); n != 2 {
 		t.Errorf("local/touch has %d results, want 2", n)
+	}
+	if n := len(m[Group{"pfsemu", "sha256"}]); n != 0 {
+		t.Errorf("a group of peers only has %d results", n)
 	}
 }
 
@@ -75,11 +79,13 @@ func TestStudyRatios(t *testing.T) {
 			{Storage: "local", Consumer: "touch", Cache: "warm", Mode: "default", Ranks: 4, MBPerS: 5000, FractionOfLimit: 0.4},
 		},
 		Limits: []Limit{
-			{Storage: "local", Cache: "cold", MBPerS: 1500},
-			{Storage: "local", Cache: "cold", MBPerS: 1700},
-			{Storage: "local", Cache: "cold", MBPerS: 1600},
-			{Storage: "local", Cache: "cold", Direct: true, MBPerS: 100}, // O_DIRECT is not the buffered limit
-			{Storage: "pfsemu", Cache: "cold", MBPerS: 1},                // another storage's limit
+			// the limit of a round is its fastest probe: 1500, 1700, 1600
+			{Storage: "local", Cache: "cold", Round: 1, Probe: "buffered:1x1:16MiB", MBPerS: 1500},
+			{Storage: "local", Cache: "cold", Round: 1, Probe: "direct:1x1:16MiB", Direct: true, MBPerS: 100},
+			{Storage: "local", Cache: "cold", Round: 2, Probe: "direct:4x2:16MiB", Direct: true, MBPerS: 1700},
+			{Storage: "local", Cache: "cold", Round: 2, Probe: "buffered:1x1:16MiB", MBPerS: 900},
+			{Storage: "local", Cache: "cold", Round: 3, Probe: "buffered:1x1:16MiB", MBPerS: 1600},
+			{Storage: "pfsemu", Cache: "cold", Round: 1, MBPerS: 1}, // another storage's limit
 		},
 	}
 	rep := Build(ds, Options{})
@@ -87,8 +93,11 @@ func TestStudyRatios(t *testing.T) {
 		t.Fatalf("%d studies, want 2 (cold, warm)", len(rep.Studies))
 	}
 	cold := rep.Studies[0]
-	if cold.Cache != "cold" || cold.Ranks != 4 || cold.Limit != 1600 {
+	if cold.Cache != "cold" || cold.Ranks != 4 || cold.Limit != 1600 || cold.LimitProbe != "buffered:1x1:16MiB" {
 		t.Fatalf("cold study = %+v", cold)
+	}
+	if l := rep.Limits[0]; l.Buffered.Median != 1500 || l.Direct.Median != 100 || l.Best.N != 3 {
+		t.Errorf("limit row = %+v", l)
 	}
 	want := []struct {
 		mode               string
@@ -119,43 +128,82 @@ func TestStudyRatios(t *testing.T) {
 	}
 }
 
-func TestPeersComparedWithDefaultAtSameRanks(t *testing.T) {
+// TestPeersComparedOnlyWithTheSameConsumer: a peer is compared with the
+// default mode that ran its consumer at its rank count, never with another
+// consumer's results.
+func TestPeersComparedOnlyWithTheSameConsumer(t *testing.T) {
 	ds := &Dataset{
 		Results: []Result{
 			res("local", "touch", "cold", "default", 4, 1000),
-			res("local", "sha256", "cold", "default", 4, 900), // the peers' own work: preferred
+			res("local", "sha256", "cold", "default", 4, 900),
 			res("local", "sha256", "cold", "default", 8, 1800),
 			res("local", "sha256", "cold", "lmdb", 4, 10),
+			res("pfsemu", "sha256", "cold", "default", 4, 500),
 		},
 		Peers: []Peer{
-			{Storage: "local", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 400},
-			{Storage: "local", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 200},
-			{Storage: "local", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 600},
-			{Storage: "local", Peer: "caffe", Cache: "warm", Ranks: 2, MBPerS: 600}, // no default to compare
+			{Storage: "local", Consumer: "sha256", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 400},
+			{Storage: "local", Consumer: "sha256", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 200},
+			{Storage: "local", Consumer: "sha256", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 600},
+			{Storage: "local", Consumer: "sha256", Peer: "caffe", Cache: "warm", Ranks: 2, MBPerS: 600}, // no default to compare
+			{Storage: "local", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 250},
+			{Storage: "pfsemu", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 50}, // lmdbio ran sha256 only
 		},
 	}
 	rep := Build(ds, Options{})
-	if len(rep.Peers) != 1 || rep.Peers[0].Consumer != "sha256" {
-		t.Fatalf("peers = %+v", rep.Peers)
-	}
-	rows := rep.Peers[0].Rows
 	type row struct {
 		cache, peer string
 		ranks       int
 		peerMB, def float64
 		ratio       float64
 	}
-	var got []row
-	for _, r := range rows {
-		got = append(got, row{r.Cache, r.Peer, r.Ranks, r.PeerMB.Median, r.Default.Median, r.Ratio})
+	want := map[Group][]row{
+		{"local", "sha256"}: {
+			{"cold", "caffe", 8, 600, 1800, 3},
+			{"cold", "torch-readahead", 4, 300, 900, 3},
+			{"warm", "caffe", 2, 600, 0, 0},
+		},
+		{"local", "touch"}:  {{"cold", "caffe", 4, 250, 1000, 4}},
+		{"pfsemu", "touch"}: {{"cold", "caffe", 4, 50, 0, 0}},
 	}
-	want := []row{
-		{"cold", "caffe", 8, 600, 1800, 3},
-		{"cold", "torch-readahead", 4, 300, 900, 3},
-		{"warm", "caffe", 2, 600, 0, 0},
+	if len(rep.Peers) != len(want) {
+		t.Fatalf("%d peer tables, want %d: %+v", len(rep.Peers), len(want), rep.Peers)
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("rows\n got %+v\nwant %+v", got, want)
+	for _, p := range rep.Peers {
+		var got []row
+		for _, r := range p.Rows {
+			got = append(got, row{r.Cache, r.Peer, r.Ranks, r.PeerMB.Median, r.Default.Median, r.Ratio})
+		}
+		if !slices.Equal(got, want[p.Group]) {
+			t.Errorf("%v rows\n got %+v\nwant %+v", p.Group, got, want[p.Group])
+		}
+		if p.HasDefault != (p.Group != Group{"pfsemu", "touch"}) {
+			t.Errorf("%v: HasDefault %v", p.Group, p.HasDefault)
+		}
+	}
+}
+
+// TestAboveLimitFlagged: a contender above the storage's limit by more than
+// the noise band is flagged wherever it is shown; within the band it is not.
+func TestAboveLimitFlagged(t *testing.T) {
+	ds := &Dataset{
+		Results: []Result{
+			res("local", "touch", "warm", "lmdb", 4, 3000),    // mmap in place: above
+			res("local", "touch", "warm", "default", 4, 1050), // within 10 %
+		},
+		Peers:  []Peer{{Storage: "local", Consumer: "touch", Peer: "caffe", Cache: "warm", Ranks: 4, MBPerS: 2000}},
+		Limits: []Limit{{Storage: "local", Cache: "warm", Round: 1, Probe: "buffered:1x1:16MiB", MBPerS: 1000}},
+	}
+	rep := Build(ds, Options{})
+	rows := rep.Studies[0].Rows
+	if !rows[0].AboveLimit || rows[1].AboveLimit {
+		t.Errorf("study rows %+v", rows)
+	}
+	if r := rep.Peers[0].Rows[0]; !r.PeerAbove || r.DefaultAbove {
+		t.Errorf("peer row %+v", r)
+	}
+	md := string(Markdown(rep))
+	if !strings.Contains(md, "3000 †") || strings.Contains(md, "1050 †") || !strings.Contains(md, "2000 †") {
+		t.Errorf("report flags the wrong figures:\n%s", md)
 	}
 }
 
@@ -170,16 +218,20 @@ func TestScalingAndFirstBatch(t *testing.T) {
 			r("lmdb", 1, 100, 0.1, 0.1, 0.1), r("lmdb", 4, 200, 0.8, 0.4, 0.2), r("lmdb", 4, 400, 1.0, 0.5, 0.2),
 			r("default", 2, 900, 0.05, 0.04, 0.03),
 		},
-		Peers:  []Peer{{Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 50, FirstBatchMax: 2}},
+		Peers: []Peer{{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 50, FirstBatchMax: 2},
+			{Consumer: "sha256", Peer: "caffe", Cache: "cold", Ranks: 2, MBPerS: 50}}, // another table
 		Limits: []Limit{{Cache: "cold", MBPerS: 1000}, {Cache: "cold", Direct: true, MBPerS: 800}},
 	}
 	rep := Build(ds, Options{})
-	if len(rep.Scaling) != 1 || len(rep.FirstBatch) != 1 {
+	if len(rep.Scaling) != 2 || len(rep.FirstBatch) != 2 {
 		t.Fatalf("scaling %d, first batch %d tables", len(rep.Scaling), len(rep.FirstBatch))
 	}
-	s := rep.Scaling[0]
-	if !slices.Equal(s.Ranks, []int{1, 2, 4, 8}) || s.Limit != 1000 || s.Direct != 800 {
+	s := rep.Scaling[1] // consumer touch; [0] is sha256, the peer alone
+	if s.Consumer != "touch" || !slices.Equal(s.Ranks, []int{1, 2, 4, 8}) || s.Limit != 1000 {
 		t.Fatalf("scaling = %+v", s)
+	}
+	if only := rep.Scaling[0]; only.Consumer != "sha256" || len(only.Series) != 1 || !only.Series[0].Peer {
+		t.Errorf("sha256 table = %+v", only)
 	}
 	medians := map[string][]float64{}
 	for _, se := range s.Series {
@@ -196,7 +248,7 @@ func TestScalingAndFirstBatch(t *testing.T) {
 	if s.Series[2].Name != "caffe" || !s.Series[2].Peer {
 		t.Errorf("peer series = %+v", s.Series[2])
 	}
-	fb := rep.FirstBatch[0].Series[0] // lmdb
+	fb := rep.FirstBatch[1].Series[0] // touch, lmdb
 	c4 := fb.Cells[2]
 	if fb.Name != "lmdb" || !near(c4.Max.Median, 0.9) || !near(c4.Median.Median, 0.45) || !near(c4.Min.Median, 0.2) {
 		t.Errorf("lmdb first batch at 4 ranks = %+v", c4)

@@ -6,38 +6,55 @@ import (
 )
 
 // Series is one line of a vs-ranks table: a mode, or a peer measured on the
-// same storage. Cells line up with the table's Ranks; N == 0 means not
-// measured at that rank count.
+// same storage with the same consumer. Cells line up with the table's
+// Ranks; N == 0 means not measured at that rank count. Above marks the
+// cells above the storage's limit by more than the noise band.
 type Series struct {
 	Name  string
 	Peer  bool
 	Cells []Summary
+	Above []bool
 }
 
 // ScalingTable is throughput against rank count for one group and cache
-// state, with the storage's limits for reference.
+// state, with the storage's limit for reference.
 type ScalingTable struct {
 	Group
-	Cache  string
-	Ranks  []int
-	Series []Series
-	Limit  float64 // buffered sequential read, median MB/s; 0 if none
-	Direct float64 // O_DIRECT sequential read, median MB/s; 0 if none
+	Cache      string
+	Ranks      []int
+	Series     []Series
+	Limit      float64 // median of each round's fastest probe, MB/s; 0 if none
+	LimitProbe string  // the probe fastest most often
+}
+
+// flagCells marks the cells of s above the limit.
+func (s *Series) flagCells(l LimitRow) {
+	s.Above = make([]bool, len(s.Cells))
+	for i, c := range s.Cells {
+		s.Above[i] = aboveLimit(c, l)
+	}
+}
+
+// cachesWith returns the cache states results or peers were measured in.
+func cachesWith(rs []Result, ps []Peer) []string {
+	return sortKnown(cacheOrder, append(distinct(rs, func(r Result) string { return r.Cache }),
+		distinct(ps, func(p Peer) string { return p.Cache })...))
 }
 
 func buildScaling(g Group, rs []Result, peers []Peer, lim []LimitRow) []ScalingTable {
 	var out []ScalingTable
-	for _, cache := range cachesOf(rs) {
+	for _, cache := range cachesWith(rs, peers) {
 		in := filter(rs, func(r Result) bool { return r.Cache == cache })
 		pin := filter(peers, func(p Peer) bool { return p.Cache == cache })
 		l := limitFor(lim, g.Storage, cache)
-		t := ScalingTable{Group: g, Cache: cache, Ranks: ranksOf(in, pin), Limit: l.Buffered.Median, Direct: l.Direct.Median}
+		t := ScalingTable{Group: g, Cache: cache, Ranks: ranksOf(in, pin), Limit: l.Best.Median, LimitProbe: l.BestProbe}
 		for _, mode := range modesOf(in) {
 			s := Series{Name: mode}
 			for _, n := range t.Ranks {
 				s.Cells = append(s.Cells, medianOf(filter(in, func(r Result) bool { return r.Mode == mode && r.Ranks == n }),
 					func(r Result) float64 { return r.MBPerS }))
 			}
+			s.flagCells(l)
 			t.Series = append(t.Series, s)
 		}
 		for _, name := range peerNames(pin) {
@@ -46,6 +63,7 @@ func buildScaling(g Group, rs []Result, peers []Peer, lim []LimitRow) []ScalingT
 				s.Cells = append(s.Cells, medianOf(filter(pin, func(p Peer) bool { return p.Peer == name && p.Ranks == n }),
 					func(p Peer) float64 { return p.MBPerS }))
 			}
+			s.flagCells(l)
 			t.Series = append(t.Series, s)
 		}
 		out = append(out, t)
@@ -92,7 +110,7 @@ type FirstBatchTable struct {
 
 func buildFirstBatch(g Group, rs []Result, peers []Peer) []FirstBatchTable {
 	var out []FirstBatchTable
-	for _, cache := range cachesOf(rs) {
+	for _, cache := range cachesWith(rs, peers) {
 		in := filter(rs, func(r Result) bool { return r.Cache == cache })
 		pin := filter(peers, func(p Peer) bool { return p.Cache == cache })
 		t := FirstBatchTable{Group: g, Cache: cache, Ranks: ranksOf(in, pin)}

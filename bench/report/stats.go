@@ -1,28 +1,19 @@
 package main
 
-import "sort"
+import "github.com/lmdbio/lmdbio/pkg/bench/stats"
 
-// Summary describes the values measured for one cell over its rounds. The
-// zero Summary (N == 0) means "not measured".
-type Summary struct {
-	N                int
-	Median, Min, Max float64
-}
+// Summary describes the values measured for one cell over its rounds: the
+// median and the min–max spread, as lmdbio bench computes them. The zero
+// Summary (N == 0) means "not measured".
+type Summary = stats.Spread
 
-// Summarize returns the median and the min–max spread of vs. The median of
-// an even count is the mean of the two middle values. vs is not modified.
+// Summarize returns the median and the min–max spread of vs, or the zero
+// Summary for none. vs is not modified.
 func Summarize(vs []float64) Summary {
 	if len(vs) == 0 {
 		return Summary{}
 	}
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = s[n/2-1]/2 + s[n/2]/2
-	}
-	return Summary{N: n, Median: med, Min: s[0], Max: s[n-1]}
+	return stats.SpreadOf(vs)
 }
 
 // ratio returns a/b, or 0 (rendered "–") when either side is missing.
@@ -40,4 +31,14 @@ func medianOf[T any](rs []T, f func(T) float64) Summary {
 		vs[i] = f(r)
 	}
 	return Summarize(vs)
+}
+
+// aboveLimit reports whether a contender's cell exceeds the storage's limit
+// by more than the noise band of the two (lmdbio bench's rule).
+func aboveLimit(cell Summary, lim LimitRow) bool {
+	if cell.N == 0 || lim.Best.N == 0 {
+		return false
+	}
+	_, above := stats.AboveLimit(cell, lim.Best)
+	return above
 }

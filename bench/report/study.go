@@ -9,10 +9,13 @@ type StudyTable struct {
 	Cache string
 	Ranks int
 	Nodes int
-	// Limit is the buffered sequential-read median the ×-limit column
-	// divides by; 0 when the run measured none for this cache state.
+	// Limit is the storage's limit the ×-limit column divides by (the
+	// median of each round's fastest probe); 0 when the run measured none
+	// for this cache state.
 	Limit float64
-	Rows  []StudyRow
+	// LimitProbe is the probe that was fastest most often.
+	LimitProbe string
+	Rows       []StudyRow
 }
 
 // StudyRow is one mode of a study.
@@ -22,6 +25,9 @@ type StudyRow struct {
 	SamplesPerS float64 // median over rounds
 	VsBaseline  float64 // median MB/s over the lmdb mode's; 0 if unknown
 	VsLimit     float64 // median MB/s over the limit; 0 if unknown
+	Startup     float64 // median over rounds of the slowest learner's start-up
+	// AboveLimit: the median exceeds the limit by more than the noise band.
+	AboveLimit bool
 }
 
 // studyRanks picks the rank count of a group's study: want if measured,
@@ -53,10 +59,11 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 	var out []StudyTable
 	for _, cache := range cachesOf(at) {
 		in := filter(at, func(r Result) bool { return r.Cache == cache })
+		l := limitFor(lim, g.Storage, cache)
 		t := StudyTable{
 			Group: g, Cache: cache, Ranks: n,
 			Nodes: slices.Max(distinct(in, func(r Result) int { return r.Nodes })),
-			Limit: limitFor(lim, g.Storage, cache).Buffered.Median,
+			Limit: l.Best.Median, LimitProbe: l.BestProbe,
 		}
 		var base float64
 		for _, mode := range modesOf(in) {
@@ -65,7 +72,9 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 				Mode:        mode,
 				MBPerS:      medianOf(m, func(r Result) float64 { return r.MBPerS }),
 				SamplesPerS: medianOf(m, func(r Result) float64 { return r.SamplesPerS }).Median,
+				Startup:     medianOf(m, func(r Result) float64 { return r.StartupS }).Median,
 			}
+			row.AboveLimit = aboveLimit(row.MBPerS, l)
 			if mode == BaselineMode {
 				base = row.MBPerS.Median
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,7 @@ type benchOptions struct {
 	ranks       string
 	cache       string
 	consumer    string
+	probes      string
 	rounds      int
 	peers       string
 	peersDir    string
@@ -35,7 +37,8 @@ type benchOptions struct {
 const benchModesDefault = "lmdb,lmm,lmm+dio,lmm+dio+prov,lmm+dio+prov+coal,default"
 
 func newBenchCommand() *cobra.Command {
-	opt := benchOptions{modes: benchModesDefault, cache: "cold,warm", consumer: "touch", rounds: 3,
+	opt := benchOptions{modes: benchModesDefault, cache: "cold,warm", consumer: "touch,sha256", rounds: 3,
+		probes:      benchProbesDefault(),
 		peerWorkers: 8, python: "/usr/bin/python3", workload: "none"}
 	cmd := &cobra.Command{
 		Use:   "bench [flags] PATH",
@@ -45,33 +48,50 @@ func newBenchCommand() *cobra.Command {
 Run it as an MPI program: lmdbio run -n 4 -- lmdbio bench PATH. For every
 round, cache state (cold: the page cache is dropped before each measurement;
 needs root, else it warns and measures warm), rank count (--ranks: the first N
-ranks of the job read; the others wait) and mode (--modes), every learner
-opens the loader, reads every record once per epoch and applies the consumer
-to it. Contenders are interleaved within each round, so drift in the machine's
-speed hits them all alike; the summary gives medians and spreads over rounds.
+ranks of the job read; the others wait), mode (--modes) and consumer
+(--consumer), every learner opens the loader, reads every record once per
+epoch and applies the consumer to it. Contenders are interleaved within each
+round, so drift in the machine's speed hits them all alike; the summary gives
+medians and spreads over rounds.
+
+Equal work: every contender, lmdbio's modes and the peers alike, runs every
+consumer of --consumer in the same run (touch: one byte in every page of
+every value; sha256: the digest of lmdbio digest), and is timed over the same
+window: from the start of its process to its last batch, start-up included.
+lmdbio's learners started once for the whole run, so their process start-up
+(runtime and MPI start, measured once) is added to the time from before
+Open to the last batch; peers are new processes and measure from their own
+start the same way (the kernel's process start time). Start-up (process
+start to the loader ready) is reported on its own too. Ratios compare only
+contenders with the same consumer, rank count and cache state.
 
 Measured per result: samples/s and MB/s delivered to all learners (over the
-slowest learner's time from Open to Close), time to first batch (min, median,
-max over ranks), time learners spent waiting inside Next (stall), bytes that
+slowest learner's window), start-up, time to first batch (min, median, max
+over ranks), time learners spent waiting inside Next (stall), bytes that
 reached storage and read system calls (/proc/self/io read_bytes and syscr,
 summed over ranks; read_bytes counts only bytes fetched from storage, not
 page-cache hits), peak RSS and shared-memory bytes.
 
-Each round also measures the physical limit: rank 0 reads the data file from
-start to end with 16 MiB buffers, buffered and with O_DIRECT ("limit" lines);
-every result is also given as a fraction of the round's buffered read in the
-same cache state. --peers runs other loaders from --peers-dir over the same
-dataset as subprocesses (torch-readahead, torch-noreadahead: PyTorch
-DataLoader over py-lmdb; caffe: a Caffe-MPI-style reader on every rank).
+Each round also measures the limit of the storage in each cache state: rank 0
+reads the data file from start to end the way a tuned sequential reader
+would, with every probe of --limit-probes (buffered or O_DIRECT, several
+streams, several requests in flight; "limit" lines), and the fastest probe is
+the round's limit. Every result is also given as a fraction of it; a
+contender whose median exceeds the limit by more than the noise band (the
+larger of both spreads and 10%) is flagged above_limit in its summary line.
+--peers runs other loaders from --peers-dir over the same dataset as
+subprocesses (torch-readahead, torch-noreadahead: PyTorch DataLoader over
+py-lmdb; caffe: a Caffe-MPI-style reader on every rank).
 
 --workload resnet50|unet3d|cosmoflow emulates the accelerators of the
 DLIO / MLPerf Storage workloads: its batch size, and after every batch a sleep
 of its compute time; results carry the accelerator utilisation AU = compute
-time / wall time, and an au-search line gives the most accelerators per node
-that stay at or above the workload's AU threshold (0.9; 0.7 for cosmoflow).
-Without --ranks it tries every rank count from 1 to the job's size.
+time / the loader's time (Open to the last batch), and an au-search line gives
+the most accelerators per node that stay at or above the workload's AU
+threshold (0.9; 0.7 for cosmoflow). Without --ranks it tries every rank count
+from 1 to the job's size.
 
-Every contender must deliver the same records and bytes, and with --consumer
+Every contender must deliver the same records and bytes, and with consumer
 sha256 the same digest as lmdbio digest; a disagreement is an error. --json
 prints one object per line (types result, limit, peer, au-search, summary,
 ratio).`,
@@ -96,7 +116,8 @@ ratio).`,
 	f.StringVar(&opt.modes, "modes", opt.modes, "modes to measure, comma-separated: "+strings.Join(loader.ModeNames(), ", ")+", default")
 	f.StringVar(&opt.ranks, "ranks", "", "rank counts to measure, comma-separated (default: the job's size; with --workload 1 to the job's size)")
 	f.StringVar(&opt.cache, "cache", opt.cache, "cache states: cold, warm or both")
-	f.StringVar(&opt.consumer, "consumer", opt.consumer, "what learners do with each record: none, touch (a byte per 4 KiB) or sha256 (digest)")
+	f.StringVar(&opt.consumer, "consumer", opt.consumer, "what learners do with each record, comma-separated, each run by every contender: touch (a byte in every page), sha256 (digest) or none")
+	f.StringVar(&opt.probes, "limit-probes", opt.probes, "how the storage limit is measured, comma-separated buffered|direct:STREAMSxDEPTH:SIZE (the fastest is the limit), or none")
 	f.IntVar(&opt.rounds, "rounds", opt.rounds, "rounds of interleaved measurements")
 	f.StringVar(&opt.peers, "peers", "", "other loaders to run, comma-separated: "+strings.Join(benchPeerNames, ", "))
 	f.StringVar(&opt.peersDir, "peers-dir", "", "directory of the peer scripts (default: bench/peers beside the binary's directory, else in the working directory)")
@@ -120,7 +141,8 @@ type benchConfig struct {
 	modes       []benchMode
 	ranks       []int // nil: decided from the job's size
 	caches      []string
-	consumer    bench.ConsumerKind
+	consumers   []bench.ConsumerKind
+	probes      []bench.Probe
 	rounds      int
 	peers       []string
 	peersDir    string
@@ -128,6 +150,7 @@ type benchConfig struct {
 	python      string
 	workload    bench.Workload
 	json        bool
+	wholeJob    bool     // measure only the whole job, never fewer ranks
 	warnings    []string // for rank 0 to print once the job has started
 }
 
@@ -151,8 +174,11 @@ func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, e
 	if cfg.caches, err = parseChoices("cache", o.cache, []string{"cold", "warm"}); err != nil {
 		return cfg, err
 	}
-	if cfg.consumer, err = bench.ParseConsumer(o.consumer); err != nil {
-		return cfg, usageError(err)
+	if cfg.consumers, err = parseConsumers(o.consumer); err != nil {
+		return cfg, err
+	}
+	if cfg.probes, err = parseProbes(o.probes); err != nil {
+		return cfg, err
 	}
 	if o.rounds < 1 {
 		return cfg, usagef("--rounds %d: want at least 1", o.rounds)
@@ -202,6 +228,54 @@ func parseBenchModes(s string) ([]benchMode, error) {
 		return nil, usagef("--modes: name at least one mode")
 	}
 	return out, nil
+}
+
+// parseConsumers reads --consumer: distinct consumer names, kept in order.
+func parseConsumers(s string) ([]bench.ConsumerKind, error) {
+	var out []bench.ConsumerKind
+	for _, f := range splitList(s) {
+		k, err := bench.ParseConsumer(f)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--consumer: name at least one of touch, sha256, none")
+	}
+	return out, nil
+}
+
+// parseProbes reads --limit-probes; "none" measures no limit.
+func parseProbes(s string) ([]bench.Probe, error) {
+	if strings.TrimSpace(s) == "none" {
+		return nil, nil
+	}
+	var out []bench.Probe
+	for _, f := range splitList(s) {
+		p, err := bench.ParseProbe(f)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--limit-probes: name at least one probe, or none")
+	}
+	return out, nil
+}
+
+// benchProbesDefault is --limit-probes' default: bench.LimitProbes.
+func benchProbesDefault() string {
+	names := make([]string, len(bench.LimitProbes))
+	for i, p := range bench.LimitProbes {
+		names[i] = p.String()
+	}
+	return strings.Join(names, ",")
 }
 
 // parseRankList reads --ranks: distinct whole numbers >= 1, kept in order.

@@ -23,17 +23,42 @@ func (r *benchRun) measureMode(s benchStep) {
 	}
 	lopt := r.cfg.lopt
 	lopt.Mode = s.mode.mode
-	sample, err := measureLearner(r.cfg.path, g.topo, lopt, r.cfg.consumer, r.cfg.workload)
+	sample, err := measureLearner(r.cfg.path, g.topo, lopt, s.consumer, r.cfg.workload)
+	sample.ProcessStartup = r.processStartup
 	if err != nil {
 		r.job.fail(withPath(r.cfg.path, err))
 	}
+	r.lastSample = sample
+	samples := r.gatherSamples(g, sample)
+	if r.job.topo.Rank != 0 {
+		return
+	}
+	res := bench.Summarize(samples, r.cfg.workload.Enabled())
+	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
+	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
+	res.Consumer, res.Workload, res.Batch, res.Epochs = s.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
+	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
+	res.Direct, res.Stagger, res.IODepth, res.WindowBytes, res.MaxSpanBytes = lopt.Direct, lopt.Stagger, lopt.IODepth, lopt.Window, lopt.MaxSpan
+	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
+	hasDigest := s.consumer == bench.SHA256
+	if hasDigest {
+		res.Digest = bench.FormatDigest(res.DigestSum())
+	}
+	r.out.result(res)
+	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s, %s)", s.mode.name, s.ranks, s.round, s.cache, s.consumer),
+		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
+}
+
+// gatherSamples collects every rank's sample of a measurement at rank 0
+// (nil elsewhere).
+func (r *benchRun) gatherSamples(g *benchGroup, sample bench.RankSample) []bench.RankSample {
 	enc, _ := json.Marshal(sample)
 	all, err := gatherStrings(g.topo.World, string(enc), 0)
 	if err != nil {
 		r.job.fail(fmt.Errorf("bench: %w", err))
 	}
-	if r.job.topo.Rank != 0 {
-		return
+	if all == nil {
+		return nil
 	}
 	samples := make([]bench.RankSample, len(all))
 	for i, a := range all {
@@ -41,19 +66,59 @@ func (r *benchRun) measureMode(s benchStep) {
 			r.job.fail(fmt.Errorf("bench: rank %d's sample: %w", i, err))
 		}
 	}
-	res := bench.Summarize(samples, r.cfg.workload.Enabled())
-	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
-	res.Consumer, res.Workload, res.Batch, res.Epochs = r.cfg.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
-	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
-	res.FractionOfBestLimit = r.fractionOfBestLimit(s.round, s.cache, res.MBPerS)
-	hasDigest := r.cfg.consumer == bench.SHA256
-	if hasDigest {
-		res.Digest = bench.FormatDigest(res.DigestSum())
-	}
-	r.out.result(res)
-	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s)", s.mode.name, s.ranks, s.round, s.cache),
-		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
+	return samples
 }
+
+// measureSynthetic is DS-Analyzer's first run: every learner takes as many
+// batches as it took from the loader in the previous measurement, of the
+// same sizes, from memory: no storage, no loader, no consumer, only the
+// workload's emulated compute. Its time is what the accelerators need
+// when data is never late.
+func (r *benchRun) measureSynthetic(s benchStep) {
+	r.setCache(s.cache)
+	g := r.groups[s.ranks]
+	if g.topo == nil {
+		return
+	}
+	last := r.lastSample
+	perRecord := 0
+	if last.Records > 0 {
+		perRecord = int(last.Bytes / last.Records)
+	}
+	batch := make([]byte, r.cfg.lopt.Batch*perRecord) // the batch in memory, filled once
+	for i := range batch {
+		batch[i] = byte(i)
+	}
+	sample := bench.RankSample{Rank: g.topo.Rank, Leader: g.topo.Leader()}
+	if err := g.topo.World.Barrier(); err != nil {
+		r.job.fail(fmt.Errorf("bench: %w", err))
+	}
+	t0 := time.Now()
+	var compute, slept time.Duration
+	for b := 0; b < last.Batches; b++ {
+		records := min(int64(r.cfg.lopt.Batch), last.Records-sample.Records)
+		view := batch[:records*int64(perRecord)]
+		sample.Records += records
+		sample.Bytes += int64(len(view))
+		sample.Batches++
+		compute += r.cfg.workload.Compute
+		slept += emulateCompute(compute - slept)
+	}
+	sample.Wall, sample.Compute = time.Since(t0).Seconds(), compute.Seconds()
+	samples := r.gatherSamples(g, sample)
+	if r.job.topo.Rank != 0 {
+		return
+	}
+	res := bench.Summarize(samples, r.cfg.workload.Enabled())
+	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, syntheticMode, s.ranks, g.topo.Nodes, s.cache
+	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
+	res.Consumer, res.Workload, res.Batch, res.Epochs = bench.NoConsumer.String(), workloadName(r.cfg.workload), r.cfg.lopt.Batch, 1
+	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
+	r.out.result(res)
+}
+
+// syntheticMode names the results of measureSynthetic.
+const syntheticMode = "synthetic"
 
 func workloadName(w bench.Workload) string {
 	if !w.Enabled() {
@@ -78,7 +143,8 @@ func emulateCompute(d time.Duration) time.Duration {
 
 // measureLearner is one learner's part of a measurement: meet the others,
 // open the loader, read every epoch to the end doing the consumer's work
-// (and the workload's emulated compute), close, and say what it saw.
+// (and the workload's emulated compute), close, and say what it saw. Its
+// times count from before Open; the caller adds the process start-up.
 func measureLearner(path string, topo *topology.Topology, lopt loader.Options, kind bench.ConsumerKind,
 	w bench.Workload) (bench.RankSample, error) {
 	s := bench.RankSample{Rank: topo.Rank, Leader: topo.Leader()}
@@ -94,6 +160,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	if err != nil {
 		return s, err
 	}
+	s.Startup = time.Since(t0).Seconds()
 	var stall, compute, slept time.Duration
 	first := true
 	ctx := context.Background()
@@ -112,6 +179,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 				ld.Close()
 				return s, err
 			}
+			s.Batches++
 			for i := range b.Keys {
 				con.Consume(b.Keys[i], b.Values[i])
 			}
@@ -121,12 +189,14 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 			}
 		}
 	}
+	s.Wall = time.Since(t0).Seconds()
 	s.Shm = ld.ArenaBytes()
 	s.LoaderIO = ld.Stats().Reads
+	tc := time.Now()
 	if err := ld.Close(); err != nil {
 		return s, err
 	}
-	s.Wall = time.Since(t0).Seconds()
+	s.Close = time.Since(tc).Seconds()
 	s.Stall, s.Compute = stall.Seconds(), compute.Seconds()
 	s.Records, s.Bytes, s.Digest = con.Records, con.Bytes, con.Digest
 	if io1, err := bench.SelfIO(); err == nil && ioErr == nil {

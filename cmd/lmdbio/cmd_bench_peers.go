@@ -38,8 +38,9 @@ type peerRun struct {
 	RSS       int64          `json:"rss_bytes"`  // largest of it and its children
 }
 
-// peerArgs is the command line of peer p, for rank of world when it runs per rank.
-func (r *benchRun) peerArgs(p string, rank, world int) []string {
+// peerArgs is the command line of peer p with consumer c, for rank of world
+// when it runs per rank.
+func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []string {
 	args := []string{filepath.Join(r.cfg.peersDir, benchPeerScript(p))}
 	switch p {
 	case "caffe":
@@ -51,7 +52,7 @@ func (r *benchRun) peerArgs(p string, rank, world int) []string {
 		}
 		args = append(args, "--workers", strconv.Itoa(r.cfg.peerWorkers), "--readahead", ra)
 	}
-	return append(args, "--batch", strconv.Itoa(r.cfg.lopt.Batch), r.cfg.path)
+	return append(args, "--consumer", c.String(), "--batch", strconv.Itoa(r.cfg.lopt.Batch), r.cfg.path)
 }
 
 // measurePeer runs a peer from the step's cache state: one process on rank 0,
@@ -67,7 +68,7 @@ func (r *benchRun) measurePeer(s benchStep) {
 		if err := g.topo.World.Barrier(); err != nil { // start together
 			r.job.fail(fmt.Errorf("bench: %w", err))
 		}
-		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, g.topo.Rank, s.ranks))
+		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, s.consumer, g.topo.Rank, s.ranks))
 		if err != nil {
 			r.job.fail(fmt.Errorf("peer %s, rank %d of %d: %w", s.peer, g.topo.Rank, s.ranks, err))
 		}
@@ -84,7 +85,7 @@ func (r *benchRun) measurePeer(s benchStep) {
 			runs = append(runs, pr)
 		}
 	} else if r.job.topo.Rank == 0 {
-		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, 0, 1))
+		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, s.consumer, 0, 1))
 		if err != nil {
 			r.job.fail(fmt.Errorf("peer %s: %w", s.peer, err))
 		}
@@ -93,13 +94,19 @@ func (r *benchRun) measurePeer(s benchStep) {
 	if r.job.topo.Rank != 0 {
 		return
 	}
-	r.out.peer(r.peerLine(s, runs))
+	nodes := 1
+	if g := r.groups[s.ranks]; benchPeerPerRank(s.peer) && g.topo != nil {
+		nodes = g.topo.Nodes
+	}
+	r.out.peer(r.peerLine(s, nodes, runs))
 }
 
-// peerLine adds up the processes of one peer measurement.
-func (r *benchRun) peerLine(s benchStep, runs []peerRun) bench.Peer {
+// peerLine adds up the processes of one peer measurement. Its window is the
+// slowest process's, from its start to its last batch, as for the modes.
+func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) bench.Peer {
 	lines := make([]bench.PeerLine, len(runs))
-	p := bench.Peer{Type: bench.TypePeer, Round: s.round, Peer: s.peer, Ranks: s.ranks, Cache: s.cache, Processes: len(runs)}
+	p := bench.Peer{Type: bench.TypePeer, Round: s.round, Peer: s.peer, Ranks: s.ranks, Nodes: nodes, Cache: s.cache,
+		Consumer: s.consumer.String(), Processes: len(runs)}
 	for i, run := range runs {
 		lines[i] = run.Line
 		p.ProcessSeconds = max(p.ProcessSeconds, run.Wall)
@@ -115,11 +122,17 @@ func (r *benchRun) peerLine(s benchStep, runs []peerRun) bench.Peer {
 	p.SamplesPerS = bench.Rate(float64(t.Records), t.Seconds)
 	p.MBPerS = bench.Rate(float64(t.Bytes), t.Seconds) / 1e6
 	p.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, p.MBPerS)
-	p.FractionOfBestLimit = r.fractionOfBestLimit(s.round, s.cache, p.MBPerS)
-	p.FirstBatchMax, p.StartupMax, p.IndexMax, p.TotalMax = t.FirstBatch, t.Startup, t.Index, t.Total
-	p.Digest = bench.FormatDigest(t.Digest)
-	r.check(bench.Delivery{Name: fmt.Sprintf("peer %s on %d ranks (round %d, %s)", s.peer, s.ranks, s.round, s.cache),
-		Epochs: 1, Records: t.Records, Bytes: t.Bytes, Digest: t.Digest, HasDigest: true})
+	p.FirstBatchMax, p.StartupMax, p.ProcessStartupMax = t.FirstBatch, t.Startup, t.ProcessStartup
+	p.LoopMax, p.IndexMax, p.TotalMax = t.Loop, t.Index, t.Total
+	hasDigest := s.consumer == bench.SHA256
+	if hasDigest {
+		p.Digest = bench.FormatDigest(t.Digest)
+	}
+	if t.Consumer != s.consumer.String() {
+		r.job.fail(fmt.Errorf("peer %s: ran consumer %q, asked for %s (an old peer script?)", s.peer, t.Consumer, s.consumer))
+	}
+	r.check(bench.Delivery{Name: fmt.Sprintf("peer %s on %d ranks (round %d, %s, %s)", s.peer, s.ranks, s.round, s.cache, s.consumer),
+		Epochs: 1, Records: t.Records, Bytes: t.Bytes, Digest: t.Digest, HasDigest: hasDigest})
 	return p
 }
 

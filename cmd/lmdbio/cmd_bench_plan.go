@@ -1,63 +1,80 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lmdbio/lmdbio/pkg/bench"
+)
 
 // benchStepKind says what one step of a bench run measures.
 type benchStepKind int
 
 const (
-	stepLimit benchStepKind = iota // sequential reads of the data file on rank 0
-	stepMode                       // the loader in one mode on the first ranks of the job
-	stepPeer                       // another loader, as subprocesses
+	stepLimit     benchStepKind = iota // the limit probes of the data file on rank 0
+	stepMode                           // the loader in one mode on the first ranks of the job
+	stepPeer                           // another loader, as subprocesses
+	stepWarmUp                         // an untimed read that brings the data file into the page cache
+	stepSynthetic                      // batches from memory and emulated compute only (lmdbio stall)
 )
 
 // benchStep is one measurement. Every rank walks the same list of steps, so
 // the collectives of a step line up on all of them.
 type benchStep struct {
-	kind  benchStepKind
-	round int // from 1
-	cache string
-	ranks int // ranks taking part (mode and caffe steps)
-	mode  benchMode
-	peer  string
+	kind     benchStepKind
+	round    int // from 1
+	cache    string
+	ranks    int // ranks taking part (mode and caffe steps)
+	mode     benchMode
+	peer     string
+	consumer bench.ConsumerKind
 }
 
 func (s benchStep) String() string {
 	switch s.kind {
 	case stepLimit:
-		return fmt.Sprintf("round %d %s: sequential read", s.round, s.cache)
+		return fmt.Sprintf("round %d %s: storage limit", s.round, s.cache)
 	case stepPeer:
-		return fmt.Sprintf("round %d %s: peer %s (%d ranks)", s.round, s.cache, s.peer, s.ranks)
+		return fmt.Sprintf("round %d %s: peer %s (%d ranks, %s)", s.round, s.cache, s.peer, s.ranks, s.consumer)
+	case stepWarmUp:
+		return fmt.Sprintf("round %d: warming the page cache", s.round)
+	case stepSynthetic:
+		return fmt.Sprintf("round %d: synthetic data in memory on %d ranks", s.round, s.ranks)
 	default:
-		return fmt.Sprintf("round %d %s: %s on %d ranks", s.round, s.cache, s.mode.name, s.ranks)
+		return fmt.Sprintf("round %d %s: %s on %d ranks (%s)", s.round, s.cache, s.mode.name, s.ranks, s.consumer)
 	}
 }
 
 // benchSchedule lists the steps of a run. Each round measures, per cache
 // state, the limit first (it also warms the cache for the warm state) and
-// then every contender once: each mode at each rank count, the caffe peer at
-// each rank count, the single-process peers once. The contenders' order
-// rotates by one from round to round, so no contender always runs first or
-// right after another.
+// then every contender once with every consumer: each mode at each rank
+// count, the caffe peer at each rank count, the single-process peers once.
+// The contenders' order rotates by one from round to round, so no contender
+// always runs first or right after another.
 func benchSchedule(cfg benchConfig, ranks []int) []benchStep {
 	var steps []benchStep
 	for round := 1; round <= cfg.rounds; round++ {
 		for _, cache := range cfg.caches {
 			steps = append(steps, benchStep{kind: stepLimit, round: round, cache: cache, ranks: 1})
 			var contenders []benchStep
+			add := func(s benchStep) {
+				for _, c := range cfg.consumers {
+					s.consumer = c
+					contenders = append(contenders, s)
+				}
+			}
 			for _, n := range ranks {
 				for _, m := range cfg.modes {
-					contenders = append(contenders, benchStep{kind: stepMode, round: round, cache: cache, ranks: n, mode: m})
+					add(benchStep{kind: stepMode, round: round, cache: cache, ranks: n, mode: m})
 				}
 				for _, p := range cfg.peers {
 					if benchPeerPerRank(p) {
-						contenders = append(contenders, benchStep{kind: stepPeer, round: round, cache: cache, ranks: n, peer: p})
+						add(benchStep{kind: stepPeer, round: round, cache: cache, ranks: n, peer: p})
 					}
 				}
 			}
 			for _, p := range cfg.peers {
 				if !benchPeerPerRank(p) {
-					contenders = append(contenders, benchStep{kind: stepPeer, round: round, cache: cache, ranks: 1, peer: p})
+					add(benchStep{kind: stepPeer, round: round, cache: cache, ranks: 1, peer: p})
 				}
 			}
 			k := (round - 1) % max(len(contenders), 1)
@@ -72,6 +89,9 @@ func benchSchedule(cfg benchConfig, ranks []int) []benchStep {
 // size, else (with a workload, to search for the most accelerators) every
 // count from 1 to the job's size.
 func benchRanks(cfg benchConfig, worldSize int) ([]int, error) {
+	if cfg.wholeJob {
+		return []int{worldSize}, nil
+	}
 	if cfg.ranks != nil {
 		for _, n := range cfg.ranks {
 			if n > worldSize {

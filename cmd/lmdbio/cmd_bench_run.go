@@ -24,56 +24,88 @@ type benchGroup struct {
 type benchRun struct {
 	cfg      benchConfig
 	job      *mpiJob
-	dataPath string // the data file, for the sequential limit (rank 0)
+	dataPath string // the data file, for the limit (rank 0) and warming the cache (leaders)
 	ranks    []int
 	groups   map[int]*benchGroup
 	canDrop  bool // every node can drop its page cache
 	noDirect bool // the file system refused O_DIRECT for the limit
+	// processStartup is this rank's time from its process start to the
+	// job's start (runtime, MPI_Init, topology): what a fresh process of
+	// a training job pays before it can open a loader.
+	processStartup float64
+	// lastSample is this rank's sample of its latest loader measurement,
+	// which a synthetic run repeats from memory.
+	lastSample bench.RankSample
 
 	// rank 0 only
 	out      *benchOutput
 	progress *benchProgress
-	limits   map[benchLimitKey]float64 // sequential MB/s per round, cache and O_DIRECT
+	limits   map[benchLimitKey]float64 // the fastest probe's MB/s per round and cache
 	agree    bench.Agreement
 	mismatch error
 }
 
 type benchLimitKey struct {
-	round  int
-	cache  string
-	direct bool
+	round int
+	cache string
 }
 
 func runBench(cfg benchConfig) error {
-	job, err := startJob()
+	r, err := startBench(cfg, "bench")
 	if err != nil {
 		return err
 	}
+	r.runSteps(benchSchedule(r.cfg, r.ranks))
+	if r.job.topo.Rank == 0 {
+		r.out.finish(r.ranks)
+		err = r.mismatch
+	}
+	return r.end(err)
+}
+
+// startBench starts the job of a measuring command (command names it in
+// messages): MPI, the rank counts, the data file and its index, whether
+// caches can be dropped, the groups of ranks. On failure the job has
+// ended and the error is the one to return.
+func startBench(cfg benchConfig, command string) (*benchRun, error) {
+	job, err := startJob()
+	if err != nil {
+		return nil, err
+	}
 	r := &benchRun{cfg: cfg, job: job, groups: map[int]*benchGroup{}, limits: map[benchLimitKey]float64{}}
+	r.processStartup = processStartup()
 	world := job.topo.World
 	if r.ranks, err = benchRanks(cfg, world.Size()); err != nil { // the same on every rank
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
-	if world.Rank() == 0 {
+	if r.dataPath, err = lmdbfmt.DataPath(cfg.path); err != nil {
+		err = withPath(cfg.path, err)
+	} else if world.Rank() == 0 {
 		for _, w := range cfg.warnings {
-			fmt.Fprintln(os.Stderr, "lmdbio bench: "+w)
+			fmt.Fprintf(os.Stderr, "lmdbio %s: %s\n", command, w)
 		}
-		err = r.prepareDataset()
+		err = r.prepareIndex()
 	}
 	if err = job.agree(err); err != nil {
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
 	if err := r.checkCold(); err != nil {
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
 	err = r.makeGroups()
 	if err = job.agree(err); err != nil {
 		r.freeGroups()
-		return job.finish(err)
+		return nil, job.finish(err)
 	}
-	steps := benchSchedule(r.cfg, r.ranks)
 	if world.Rank() == 0 {
 		r.out = newBenchOutput(os.Stdout, r.cfg)
+	}
+	return r, nil
+}
+
+// runSteps performs the steps on this rank, with a progress line on rank 0.
+func (r *benchRun) runSteps(steps []benchStep) {
+	if r.job.topo.Rank == 0 {
 		r.progress = newBenchProgress(len(steps))
 		r.out.progress = r.progress
 	}
@@ -81,23 +113,29 @@ func runBench(cfg benchConfig) error {
 		r.progress.step(s)
 		r.runStep(s)
 	}
-	if world.Rank() == 0 {
-		r.progress.clear()
-		r.out.finish(r.ranks)
-		err = r.mismatch
-	}
-	r.freeGroups()
-	return job.finish(withCode(exitFailure, err))
+	r.progress.clear()
 }
 
-// prepareDataset finds the data file and makes sure the index exists, so
-// that building it is not timed as part of the first measurement (rank 0).
-func (r *benchRun) prepareDataset() error {
-	dataPath, err := lmdbfmt.DataPath(r.cfg.path)
+// end frees the groups and ends the job, every rank agreeing on err.
+func (r *benchRun) end(err error) error {
+	r.freeGroups()
+	return r.job.finish(withCode(exitFailure, err))
+}
+
+// processStartup is how long this process has run, taken right after the
+// job started; 0 with a warning where the kernel does not say.
+func processStartup() float64 {
+	age, err := bench.ProcessAge()
 	if err != nil {
-		return withPath(r.cfg.path, err)
+		fmt.Fprintf(os.Stderr, "lmdbio bench: %v: start-up of the learners' processes not counted\n", err)
+		return 0
 	}
-	r.dataPath = dataPath
+	return age.Seconds()
+}
+
+// prepareIndex makes sure the index exists, so that building it is not
+// timed as part of the first measurement (rank 0).
+func (r *benchRun) prepareIndex() error {
 	for _, m := range r.cfg.modes {
 		if m.mode.PROV {
 			if _, _, err := index.Load(r.cfg.path, r.cfg.lopt.Index); err != nil {
@@ -194,6 +232,10 @@ func (r *benchRun) runStep(s benchStep) {
 		r.measureMode(s)
 	case stepPeer:
 		r.measurePeer(s)
+	case stepWarmUp:
+		r.warmUp()
+	case stepSynthetic:
+		r.measureSynthetic(s)
 	}
 }
 
@@ -215,50 +257,53 @@ func (r *benchRun) setCache(cache string) {
 	}
 }
 
-// measureLimit reads the data file sequentially on rank 0, buffered and with
-// O_DIRECT, each from the cache state of the step. For the warm state an
-// untimed read first brings the file into the page cache.
+// measureLimit reads the data file on rank 0 with every limit probe, each
+// from the cache state of the step, and keeps the fastest as the round's
+// limit. For the warm state an untimed read first brings the file into the
+// page cache (also when no probe is measured: warm contenders need it).
 func (r *benchRun) measureLimit(s benchStep) {
 	rank0 := r.job.topo.Rank == 0
-	for _, direct := range []bool{false, true} {
+	if s.cache == "warm" {
+		r.warmUp()
+	}
+	for _, p := range r.cfg.probes {
 		r.setCache(s.cache)
-		if !rank0 || (direct && r.noDirect) {
+		if !rank0 || (p.Direct && r.noDirect) {
 			continue
 		}
-		if s.cache == "warm" && !direct {
-			if _, err := bench.SequentialRead(r.dataPath, false, bench.LimitBuffer); err != nil {
-				r.job.fail(withPath(r.cfg.path, err))
-			}
-		}
-		got, err := bench.SequentialRead(r.dataPath, direct, bench.LimitBuffer)
-		if direct && errors.Is(err, reader.ErrDirectUnsupported) {
+		got, err := bench.SequentialRead(r.dataPath, p)
+		if p.Direct && errors.Is(err, reader.ErrDirectUnsupported) {
 			r.noDirect = true
 			r.progress.clear()
-			fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit: %v\n", r.cfg.path, err)
+			fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit probes: %v\n", r.cfg.path, err)
 			continue
 		}
 		if err != nil {
 			r.job.fail(withPath(r.cfg.path, err))
 		}
-		r.limits[benchLimitKey{s.round, s.cache, direct}] = got.MBPerS()
-		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Direct: direct,
+		key := benchLimitKey{s.round, s.cache}
+		r.limits[key] = max(r.limits[key], got.MBPerS())
+		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Probe: p.String(), Direct: p.Direct,
+			Streams: p.Streams, Depth: p.Depth, RequestBytes: int64(got.Probe.Request),
 			Bytes: got.Bytes, Seconds: got.Seconds, MBPerS: got.MBPerS()})
 	}
 }
 
-// fractionOfLimit is mb/s over the round's buffered sequential read in the
-// same cache state; 0 when there is none.
-func (r *benchRun) fractionOfLimit(round int, cache string, mbps float64) float64 {
-	return nan0(bench.Quotient(mbps, r.limits[benchLimitKey{round, cache, false}]))
+// warmUp reads the data file once on every node's leader (untimed), so
+// that warm measurements find it in the page cache.
+func (r *benchRun) warmUp() {
+	r.setCache("warm")
+	if r.job.topo.Leader() {
+		if _, err := bench.SequentialRead(r.dataPath, bench.LimitProbes[0]); err != nil {
+			r.job.fail(withPath(r.cfg.path, err))
+		}
+	}
 }
 
-// fractionOfBestLimit is mb/s over the faster of the round's two sequential
-// reads (buffered or O_DIRECT) in the same cache state. Where one stream of
-// buffered reads cannot keep the device busy (a small readahead window),
-// O_DIRECT's large requests show more of what storage can do.
-func (r *benchRun) fractionOfBestLimit(round int, cache string, mbps float64) float64 {
-	best := max(r.limits[benchLimitKey{round, cache, false}], r.limits[benchLimitKey{round, cache, true}])
-	return nan0(bench.Quotient(mbps, best))
+// fractionOfLimit is mb/s over the round's limit (its fastest probe) in the
+// same cache state; 0 when there is none.
+func (r *benchRun) fractionOfLimit(round int, cache string, mbps float64) float64 {
+	return nan0(bench.Quotient(mbps, r.limits[benchLimitKey{round, cache}]))
 }
 
 // check records what a contender delivered and remembers the first

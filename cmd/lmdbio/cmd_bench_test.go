@@ -83,14 +83,15 @@ func TestBenchRanks(t *testing.T) {
 	}
 }
 
-// TestBenchSchedule: every contender once per round and cache state, the
-// limit first, the order rotating between rounds.
+// TestBenchSchedule: every contender once per round, cache state and
+// consumer, the limit first, the order rotating between rounds.
 func TestBenchSchedule(t *testing.T) {
 	modes, err := parseBenchModes("lmdb,default")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := benchConfig{modes: modes, caches: []string{"cold", "warm"}, rounds: 2, peers: []string{"caffe", "torch-readahead"}}
+	cfg := benchConfig{modes: modes, caches: []string{"cold", "warm"}, rounds: 2, peers: []string{"caffe", "torch-readahead"},
+		consumers: []bench.ConsumerKind{bench.TouchPages, bench.SHA256}}
 	steps := benchSchedule(cfg, []int{1, 2})
 	var got []string
 	for _, s := range steps {
@@ -99,14 +100,18 @@ func TestBenchSchedule(t *testing.T) {
 		case stepLimit:
 			what = "limit"
 		case stepMode:
-			what = fmt.Sprintf("%s@%d", s.mode.name, s.ranks)
+			what = fmt.Sprintf("%s@%d/%s", s.mode.name, s.ranks, s.consumer)
 		case stepPeer:
-			what = fmt.Sprintf("%s@%d", s.peer, s.ranks)
+			what = fmt.Sprintf("%s@%d/%s", s.peer, s.ranks, s.consumer)
 		}
 		got = append(got, fmt.Sprintf("%d%s:%s", s.round, s.cache[:1], what))
 	}
-	round1 := "limit lmdb@1 default@1 caffe@1 lmdb@2 default@2 caffe@2 torch-readahead@1"
-	round2 := "limit default@1 caffe@1 lmdb@2 default@2 caffe@2 torch-readahead@1 lmdb@1"
+	round1 := "limit lmdb@1/touch lmdb@1/sha256 default@1/touch default@1/sha256 caffe@1/touch caffe@1/sha256 " +
+		"lmdb@2/touch lmdb@2/sha256 default@2/touch default@2/sha256 caffe@2/touch caffe@2/sha256 " +
+		"torch-readahead@1/touch torch-readahead@1/sha256"
+	round2 := "limit lmdb@1/sha256 default@1/touch default@1/sha256 caffe@1/touch caffe@1/sha256 " +
+		"lmdb@2/touch lmdb@2/sha256 default@2/touch default@2/sha256 caffe@2/touch caffe@2/sha256 " +
+		"torch-readahead@1/touch torch-readahead@1/sha256 lmdb@1/touch"
 	var want []string
 	for _, r := range []struct {
 		round int
@@ -120,5 +125,29 @@ func TestBenchSchedule(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("schedule\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestParseConsumersAndProbes(t *testing.T) {
+	got, err := parseConsumers("sha256, touch,sha256")
+	if err != nil || !reflect.DeepEqual(got, []bench.ConsumerKind{bench.SHA256, bench.TouchPages}) {
+		t.Errorf("parseConsumers = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "md5", "touch,md5"} {
+		if _, err := parseConsumers(bad); exitCode(err) != exitUsage {
+			t.Errorf("parseConsumers(%q): %v, want a usage error", bad, err)
+		}
+	}
+	probes, err := parseProbes(benchProbesDefault())
+	if err != nil || !reflect.DeepEqual(probes, bench.LimitProbes) {
+		t.Errorf("parseProbes(default) = %v, %v", probes, err)
+	}
+	if probes, err := parseProbes("none"); err != nil || probes != nil {
+		t.Errorf("parseProbes(none) = %v, %v", probes, err)
+	}
+	for _, bad := range []string{"", "direct:1x1", "direct:1x1:1MiB,fast"} {
+		if _, err := parseProbes(bad); exitCode(err) != exitUsage {
+			t.Errorf("parseProbes(%q): %v, want a usage error", bad, err)
+		}
 	}
 }

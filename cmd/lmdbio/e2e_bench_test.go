@@ -68,13 +68,15 @@ func benchExec(t *testing.T, env []string, name string, args ...string) string {
 // benchFields are the fields every line of a type must carry (the contract
 // the report generator reads).
 var benchFields = map[string][]string{
-	"result": {"round", "mode", "ranks", "nodes", "cache", "consumer", "workload", "batch", "samples", "bytes",
-		"seconds", "samples_per_s", "mb_per_s", "fraction_of_limit", "first_batch_s_min", "first_batch_s_median",
+	"result": {"round", "mode", "ranks", "nodes", "ranks_per_node", "cache", "consumer", "workload", "batch",
+		"direct", "stagger", "io_depth", "window_bytes", "max_span_bytes", "samples", "bytes",
+		"seconds", "samples_per_s", "mb_per_s", "fraction_of_limit", "startup_s", "process_startup_s",
+		"first_batch_s_min", "first_batch_s_median",
 		"first_batch_s_max", "stall_s", "stall_s_mean", "read_bytes", "read_calls", "rss_max_bytes", "shm_bytes",
 		"digest", "au_min", "au_mean"},
-	"limit":   {"round", "cache", "direct", "bytes", "seconds", "mb_per_s"},
-	"summary": {"name", "ranks", "cache", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "rounds"},
-	"ratio":   {"name", "of", "to", "ranks", "cache", "ratio"},
+	"limit":   {"round", "cache", "probe", "direct", "streams", "depth", "request_bytes", "bytes", "seconds", "mb_per_s"},
+	"summary": {"name", "ranks", "cache", "consumer", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "rounds", "above_limit"},
+	"ratio":   {"name", "of", "to", "ranks", "cache", "consumer", "ratio"},
 }
 
 func TestE2EBenchJSON(t *testing.T) {
@@ -98,7 +100,8 @@ func TestE2EBenchJSON(t *testing.T) {
 	}
 
 	out := benchExec(t, env, mpirun, "-np", "2", "--oversubscribe", bin, "bench", "--rounds", "1", "--ranks", "1,2",
-		"--cache", "warm", "--consumer", "sha256", "--batch", "16", "--json", db)
+		"--cache", "warm", "--consumer", "sha256,touch", "--limit-probes", "buffered:1x1:1MiB,buffered:2x2:64KiB",
+		"--batch", "16", "--json", db)
 	count := map[string]int{}
 	modes := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -117,10 +120,20 @@ func TestE2EBenchJSON(t *testing.T) {
 			continue
 		}
 		modes[m["mode"].(string)] = true
-		if m["cache"] != "warm" || m["consumer"] != "sha256" || m["workload"] != "none" || m["batch"] != 16.0 {
+		consumer := m["consumer"]
+		if m["cache"] != "warm" || (consumer != "sha256" && consumer != "touch") || m["workload"] != "none" || m["batch"] != 16.0 {
 			t.Errorf("result line does not say what was measured: %s", line)
 		}
-		if m["samples"] != float64(want.Records) || m["bytes"] != float64(want.Bytes) || m["digest"] != want.Digest {
+		// The window starts at the process start: start-up and first batch
+		// lie inside it.
+		if s, fb, sec := m["startup_s"].(float64), m["first_batch_s_max"].(float64), m["seconds"].(float64); !(0 < s && s <= fb && fb <= sec) {
+			t.Errorf("start-up %v, first batch %v, window %v out of order: %s", s, fb, sec, line)
+		}
+		wantDigest := want.Digest
+		if consumer == "touch" {
+			wantDigest = ""
+		}
+		if m["samples"] != float64(want.Records) || m["bytes"] != float64(want.Bytes) || m["digest"] != wantDigest {
 			t.Errorf("result delivered %v records, %v bytes, digest %v; lmdbio digest says %d, %d, %s: %s",
 				m["samples"], m["bytes"], m["digest"], want.Records, want.Bytes, want.Digest, line)
 		}
@@ -132,7 +145,7 @@ func TestE2EBenchJSON(t *testing.T) {
 	if len(modes) != 6 || !modes["lmdb"] || !modes["default"] || modes["lmm+dio+prov+coal+stag"] {
 		t.Errorf("modes measured: %v", modes)
 	}
-	if count["result"] != 12 || count["limit"] < 1 || count["summary"] < 12 || count["ratio"] < 1 {
-		t.Errorf("line counts %v; want 12 results, a limit, summaries and ratios", count)
+	if count["result"] != 24 || count["limit"] != 2 || count["summary"] < 24 || count["ratio"] < 2 {
+		t.Errorf("line counts %v; want 24 results, 2 limit probes, summaries and ratios", count)
 	}
 }

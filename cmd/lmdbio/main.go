@@ -43,6 +43,8 @@ memory.` + exitStatusHelp,
 		newInfoCommand(),
 		newIndexCommand(),
 		newBenchCommand(),
+		newModelCommand(),
+		newStallCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp

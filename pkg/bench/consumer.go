@@ -12,12 +12,29 @@ import (
 // (faulted in, for mmapped views) at a tiny fraction of a hash's cost.
 const TouchStride = 4096
 
+// Touch reads the bytes of value the touch consumer reads and returns their
+// sum: value[0], value[TouchStride], value[2*TouchStride], ... and the last
+// byte. Consecutive reads are TouchStride bytes apart, so wherever the value
+// starts in memory each lands in the page after the previous one's, and the
+// last byte covers the page the stride stops short of: every page the value
+// spans is read, whatever its alignment.
+func Touch(value []byte) uint64 {
+	if len(value) == 0 {
+		return 0
+	}
+	var sum uint64
+	for i := 0; i < len(value); i += TouchStride {
+		sum += uint64(value[i])
+	}
+	return sum + uint64(value[len(value)-1])
+}
+
 // ConsumerKind says what a learner does with every record it receives.
 type ConsumerKind int
 
 const (
-	// Touch reads one byte per TouchStride bytes of every value.
-	Touch ConsumerKind = iota
+	// TouchPages reads one byte in every page of every value (see Touch).
+	TouchPages ConsumerKind = iota
 	// NoConsumer does nothing with the bytes (only counts them).
 	NoConsumer
 	// SHA256 hashes key || value, as lmdbio digest does, so the digest
@@ -29,7 +46,7 @@ const (
 func ParseConsumer(s string) (ConsumerKind, error) {
 	switch s {
 	case "touch":
-		return Touch, nil
+		return TouchPages, nil
 	case "none":
 		return NoConsumer, nil
 	case "sha256":
@@ -40,7 +57,7 @@ func ParseConsumer(s string) (ConsumerKind, error) {
 
 func (k ConsumerKind) String() string {
 	switch k {
-	case Touch:
+	case TouchPages:
 		return "touch"
 	case NoConsumer:
 		return "none"
@@ -57,7 +74,7 @@ type Consumer struct {
 	Records int64
 	Bytes   int64  // value bytes
 	Digest  uint64 // sum of the digests of records (SHA256 only)
-	Sink    byte   // xor of touched bytes; kept so the reads cannot be optimised away
+	Sink    uint64 // sum of touched bytes; kept so the reads cannot be optimised away
 	h       hash.Hash
 	sum     [sha256.Size]byte
 }
@@ -76,12 +93,8 @@ func (c *Consumer) Consume(key, value []byte) {
 	c.Records++
 	c.Bytes += int64(len(value))
 	switch c.kind {
-	case Touch:
-		var x byte
-		for i := 0; i < len(value); i += TouchStride {
-			x ^= value[i]
-		}
-		c.Sink ^= x
+	case TouchPages:
+		c.Sink += Touch(value)
 	case SHA256:
 		c.h.Reset()
 		c.h.Write(key)

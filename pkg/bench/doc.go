@@ -6,14 +6,23 @@
 //
 // A measurement runs the loader on every learner of a job and collects, per
 // rank, a RankSample: records and bytes delivered, the digest of what the
-// consumer saw, time to first batch, time spent waiting inside Next, emulated
-// compute time, and what the operating system says the process did
-// (/proc/self/io read_bytes and syscr, peak RSS). Aggregate turns the
-// samples of one measurement into a Result line.
+// consumer saw, start-up, time to first batch, time spent waiting inside
+// Next, emulated compute time, and what the operating system says the
+// process did (/proc/self/io read_bytes and syscr, peak RSS). Summarize
+// turns the samples of one measurement into a Result line.
 //
-// The physical limit of the storage is a plain sequential read of the data
-// file with large buffers (SequentialRead), with and without O_DIRECT.
-// Cold-cache runs drop the page cache first (DropCaches), which needs root.
+// Equal work: every contender runs the same consumer (TouchPages reads one
+// byte in every page of every value, the last page included; SHA256 hashes
+// every record as lmdbio digest does) and is timed over the same window,
+// from the start of its process (ProcessAge, from the kernel's process start
+// time) to its last batch. Peers measure the same way in their own process.
+//
+// The limit of the storage is the fastest of several probes that read the
+// data file front to back the way a tuned reader would (SequentialRead with
+// a Probe: buffered or O_DIRECT, several streams, several requests in
+// flight). stats.AboveLimit flags a contender whose median exceeds it by more
+// than the noise band of the two. Cold-cache runs drop the page cache first
+// (DropCaches), which needs root.
 //
 // Peers (other loaders run as subprocesses) print one JSON line each;
 // ParsePeerLine reads it and SumPeers adds up the shares of a multi-process
@@ -22,12 +31,17 @@
 // a fast result.
 //
 // records.go defines the JSON lines (Result, Limit, Peer, AUSearch, Summary,
-// Ratio) that tools reading bench's output can decode with the same types.
+// Ratio) that tools reading bench's output (the report, lmdbio model) can
+// decode with the same types.
 //
 // Workloads emulate the DLIO / MLPerf Storage accelerators: per-batch compute
 // time by sleeping, accelerator utilisation AU = compute time / wall time,
 // and MaxAccelerators finds the largest number of emulated accelerators per
-// node that keeps AU at or above the workload's threshold.
+// node that keeps AU at or above the workload's threshold. StallRuns holds
+// the three runs of DS-Analyzer's differential method (synthetic data in
+// memory, cold, fully cached) behind lmdbio stall; Analyze turns them into
+// the prep and fetch stalls and what would remove them, WhatIf into the
+// epoch time with part of the dataset cached.
 //
 // # What the counters mean
 //

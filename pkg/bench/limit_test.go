@@ -11,27 +11,68 @@ import (
 
 func TestSequentialRead(t *testing.T) {
 	dir := t.TempDir()
+	probes := []Probe{
+		{Streams: 1, Depth: 1, Request: 8192},
+		{Streams: 3, Depth: 2, Request: 4096},
+		{Streams: 4, Depth: 3, Request: 5000}, // rounded up to 8192
+		{Direct: true, Streams: 1, Depth: 1, Request: 8192},
+		{Direct: true, Streams: 2, Depth: 4, Request: 4096},
+	}
 	for _, size := range []int{0, 1, 4096, 3*4096 + 17, 100_000} {
 		path := filepath.Join(dir, "f")
 		if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, direct := range []bool{false, true} {
-			// A buffer smaller than the file exercises the loop.
-			s, err := SequentialRead(path, direct, 8192)
-			if direct && errors.Is(err, reader.ErrDirectUnsupported) {
+		for _, p := range probes {
+			s, err := SequentialRead(path, p)
+			if p.Direct && errors.Is(err, reader.ErrDirectUnsupported) {
 				t.Logf("size %d: O_DIRECT not supported here: %v", size, err)
 				continue
 			}
 			if err != nil {
-				t.Fatalf("size %d direct %v: %v", size, direct, err)
+				t.Fatalf("size %d probe %v: %v", size, p, err)
 			}
-			if s.Bytes != int64(size) || s.Direct != direct || s.Seconds < 0 {
-				t.Errorf("size %d direct %v: got %+v", size, direct, s)
+			if s.Bytes != int64(size) || s.Probe.Direct != p.Direct || s.Seconds < 0 {
+				t.Errorf("size %d probe %v: got %+v", size, p, s)
 			}
 		}
 	}
-	if _, err := SequentialRead(filepath.Join(dir, "missing"), false, LimitBuffer); err == nil {
+	if _, err := SequentialRead(filepath.Join(dir, "missing"), LimitProbes[0]); err == nil {
 		t.Error("reading a missing file succeeded")
 	}
+}
+
+func TestParseProbe(t *testing.T) {
+	for _, p := range LimitProbes {
+		got, err := ParseProbe(p.String())
+		if err != nil || got != p {
+			t.Errorf("ParseProbe(%q) = %+v, %v; want %+v", p.String(), got, err, p)
+		}
+	}
+	if got, err := ParseProbe("direct:4x2:1MiB"); err != nil || got != (Probe{Direct: true, Streams: 4, Depth: 2, Request: 1 << 20}) {
+		t.Errorf("ParseProbe(direct:4x2:1MiB) = %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "direct", "mmap:1x1:1MiB", "direct:4:1MiB", "direct:0x1:1MiB", "direct:1x0:1MiB",
+		"direct:1x1:100", "direct:1x1:2GiB", "direct:axb:1MiB", "direct:1x1:1MiB:x"} {
+		if p, err := ParseProbe(bad); err == nil {
+			t.Errorf("ParseProbe(%q) accepted: %+v", bad, p)
+		}
+	}
+}
+
+func FuzzParseProbe(f *testing.F) {
+	f.Add("direct:4x2:16MiB")
+	f.Add("buffered:1x1:4096")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseProbe(s)
+		if err != nil {
+			return
+		}
+		if p.Streams < 1 || p.Depth < 1 || p.Request < 4096 {
+			t.Fatalf("ParseProbe(%q) = %+v", s, p)
+		}
+		if q, err := ParseProbe(p.String()); err != nil || q != p {
+			t.Fatalf("round trip of %q: %+v, %v", s, q, err)
+		}
+	})
 }

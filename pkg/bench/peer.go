@@ -8,20 +8,25 @@ import (
 )
 
 // PeerLine is what one peer process reports: its share of the dataset.
+// Times count from the start of the peer's process (see ProcessAge), as
+// lmdbio's results do.
 type PeerLine struct {
-	Records    int64
-	Bytes      int64
-	Digest     uint64
-	Seconds    float64 // the epoch loop, as the peer timed it
-	FirstBatch float64 // loop start to first batch
-	Startup    float64 // script start to first batch (0 if not reported)
-	Index      float64 // listing the keys before the loop (torch; 0 if not reported)
-	Total      float64 // script start to the result line (0 if not reported)
+	Consumer       string // "sha256" (the digest is known) or "touch"
+	Records        int64
+	Bytes          int64
+	Digest         uint64  // consumer sha256 only
+	Seconds        float64 // process start to the last record consumed
+	FirstBatch     float64 // process start to the first batch
+	Startup        float64 // process start to the start of the epoch loop
+	ProcessStartup float64 // process start to the script's own start (interpreter, imports)
+	Loop           float64 // the epoch loop alone
+	Index          float64 // listing the keys before the loop (torch; 0 if not reported)
+	Total          float64 // process start to the result line (0 if not reported)
 }
 
 // ParsePeerLine finds the peer's result in its standard output: the last
-// line that is a JSON object. It needs records, bytes, digest (16 hex
-// digits) and seconds; first_batch_s, startup_s, index_s and total_s are
+// line that is a JSON object. It needs consumer, records, bytes and seconds,
+// and with consumer sha256 the digest (16 hex digits); the other times are
 // optional.
 func ParsePeerLine(out []byte) (PeerLine, error) {
 	lines := bytes.Split(out, []byte("\n"))
@@ -31,30 +36,45 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 			continue
 		}
 		var raw struct {
-			Records    *int64   `json:"records"`
-			Bytes      *int64   `json:"bytes"`
-			Digest     *string  `json:"digest"`
-			Seconds    *float64 `json:"seconds"`
-			FirstBatch float64  `json:"first_batch_s"`
-			Startup    float64  `json:"startup_s"`
-			Index      float64  `json:"index_s"`
-			Total      float64  `json:"total_s"`
+			Consumer       *string  `json:"consumer"`
+			Records        *int64   `json:"records"`
+			Bytes          *int64   `json:"bytes"`
+			Digest         string   `json:"digest"`
+			Seconds        *float64 `json:"seconds"`
+			FirstBatch     float64  `json:"first_batch_s"`
+			Startup        float64  `json:"startup_s"`
+			ProcessStartup float64  `json:"process_startup_s"`
+			Loop           float64  `json:"loop_s"`
+			Index          float64  `json:"index_s"`
+			Total          float64  `json:"total_s"`
 		}
 		if err := json.Unmarshal(line, &raw); err != nil {
 			return PeerLine{}, fmt.Errorf("bench: peer result %.80q: %w", line, err)
 		}
-		if raw.Records == nil || raw.Bytes == nil || raw.Digest == nil || raw.Seconds == nil {
-			return PeerLine{}, fmt.Errorf("bench: peer result %.80q: want records, bytes, digest and seconds: %w", line, ErrFormat)
+		if raw.Consumer == nil || raw.Records == nil || raw.Bytes == nil || raw.Seconds == nil {
+			return PeerLine{}, fmt.Errorf("bench: peer result %.80q: want consumer, records, bytes and seconds: %w", line, ErrFormat)
 		}
-		d, err := strconv.ParseUint(*raw.Digest, 16, 64)
-		if err != nil || len(*raw.Digest) == 0 || len(*raw.Digest) > 16 {
-			return PeerLine{}, fmt.Errorf("bench: peer result: digest %q: %w", *raw.Digest, ErrFormat)
+		l := PeerLine{Consumer: *raw.Consumer, Records: *raw.Records, Bytes: *raw.Bytes, Seconds: *raw.Seconds,
+			FirstBatch: raw.FirstBatch, Startup: raw.Startup, ProcessStartup: raw.ProcessStartup, Loop: raw.Loop,
+			Index: raw.Index, Total: raw.Total}
+		kind, err := ParseConsumer(l.Consumer)
+		if err != nil {
+			return PeerLine{}, fmt.Errorf("bench: peer result: %w: %w", err, ErrFormat)
 		}
-		if *raw.Records < 0 || *raw.Bytes < 0 || *raw.Seconds < 0 || raw.FirstBatch < 0 || raw.Startup < 0 || raw.Index < 0 || raw.Total < 0 {
-			return PeerLine{}, fmt.Errorf("bench: peer result %.80q: negative count or time: %w", line, ErrFormat)
+		if kind == SHA256 {
+			d, err := strconv.ParseUint(raw.Digest, 16, 64)
+			if err != nil || len(raw.Digest) == 0 || len(raw.Digest) > 16 {
+				return PeerLine{}, fmt.Errorf("bench: peer result: digest %q: %w", raw.Digest, ErrFormat)
+			}
+			l.Digest = d
 		}
-		return PeerLine{Records: *raw.Records, Bytes: *raw.Bytes, Digest: d, Seconds: *raw.Seconds,
-			FirstBatch: raw.FirstBatch, Startup: raw.Startup, Index: raw.Index, Total: raw.Total}, nil
+		for _, v := range []float64{float64(l.Records), float64(l.Bytes), l.Seconds, l.FirstBatch, l.Startup,
+			l.ProcessStartup, l.Loop, l.Index, l.Total} {
+			if v < 0 {
+				return PeerLine{}, fmt.Errorf("bench: peer result %.80q: negative count or time: %w", line, ErrFormat)
+			}
+		}
+		return l, nil
 	}
 	return PeerLine{}, fmt.Errorf("bench: peer printed no JSON result line: %w", ErrFormat)
 }
@@ -64,12 +84,15 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 func SumPeers(lines []PeerLine) PeerLine {
 	var t PeerLine
 	for _, l := range lines {
+		t.Consumer = l.Consumer
 		t.Records += l.Records
 		t.Bytes += l.Bytes
 		t.Digest += l.Digest
 		t.Seconds = max(t.Seconds, l.Seconds)
 		t.FirstBatch = max(t.FirstBatch, l.FirstBatch)
 		t.Startup = max(t.Startup, l.Startup)
+		t.ProcessStartup = max(t.ProcessStartup, l.ProcessStartup)
+		t.Loop = max(t.Loop, l.Loop)
 		t.Index = max(t.Index, l.Index)
 		t.Total = max(t.Total, l.Total)
 	}

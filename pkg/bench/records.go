@@ -14,29 +14,46 @@ const (
 
 // Result is a "result" line: one loader mode measured once. Times are in
 // seconds, rates per second, MB are 10^6 bytes.
+//
+// Every contender's window runs from the start of its process to its last
+// batch (start-up included), and start-up is also given on its own, so a
+// result and a peer line with the same consumer measured the same work over
+// the same window.
 type Result struct {
-	Type     string `json:"type"`
-	Round    int    `json:"round"`
-	Mode     string `json:"mode"`
-	Ranks    int    `json:"ranks"`
-	Nodes    int    `json:"nodes"`
-	Cache    string `json:"cache"`
-	Consumer string `json:"consumer"`
-	Workload string `json:"workload"`
-	Batch    int    `json:"batch"`
-	Epochs   int    `json:"epochs"`
+	Type         string `json:"type"`
+	Round        int    `json:"round"`
+	Mode         string `json:"mode"`
+	Ranks        int    `json:"ranks"`
+	Nodes        int    `json:"nodes"`
+	RanksPerNode int    `json:"ranks_per_node"` // the most learners on one node
+	Cache        string `json:"cache"`
+	Consumer     string `json:"consumer"` // what learners did with every record: touch or sha256 (or none)
+	Workload     string `json:"workload"`
+	Batch        int    `json:"batch"`
+	Epochs       int    `json:"epochs"`
+	// ComputePerBatch is the workload's emulated accelerator time per batch.
+	ComputePerBatch float64 `json:"compute_s_per_batch"`
 
-	Samples         int64   `json:"samples"` // records delivered, all learners and epochs
-	Bytes           int64   `json:"bytes"`   // value bytes delivered
-	Seconds         float64 `json:"seconds"` // the slowest learner's wall time
+	// The loader's settings, for models fitted to these lines.
+	Direct       bool  `json:"direct"`
+	Stagger      int   `json:"stagger"`
+	IODepth      int   `json:"io_depth"`
+	WindowBytes  int64 `json:"window_bytes"`
+	MaxSpanBytes int64 `json:"max_span_bytes"`
+
+	Samples         int64   `json:"samples"`     // records delivered, all learners and epochs
+	BatchesMax      int     `json:"batches_max"` // batches of the learner with the most
+	Bytes           int64   `json:"bytes"`       // value bytes delivered
+	Seconds         float64 `json:"seconds"`     // the slowest learner's window: process start to last batch
 	SamplesPerS     float64 `json:"samples_per_s"`
 	MBPerS          float64 `json:"mb_per_s"`
-	FractionOfLimit float64 `json:"fraction_of_limit"` // mb_per_s over the round's buffered sequential read; 0 if unknown
-	// FractionOfBestLimit is mb_per_s over the faster of the round's
-	// buffered and O_DIRECT sequential reads; 0 if unknown.
-	FractionOfBestLimit float64 `json:"fraction_of_best_limit"`
+	FractionOfLimit float64 `json:"fraction_of_limit"` // mb_per_s over the round's best sequential read (Limit); 0 if unknown
 
-	FirstBatchMin    float64 `json:"first_batch_s_min"`
+	StartupS        float64 `json:"startup_s"`         // process start to Open returned, slowest learner
+	ProcessStartupS float64 `json:"process_startup_s"` // process start to the program's own start (runtime, MPI_Init)
+	CloseS          float64 `json:"close_s"`           // Close, after the window, slowest learner
+
+	FirstBatchMin    float64 `json:"first_batch_s_min"` // process start to first batch
 	FirstBatchMedian float64 `json:"first_batch_s_median"`
 	FirstBatchMax    float64 `json:"first_batch_s_max"`
 	StallS           float64 `json:"stall_s"`      // the most any learner waited inside Next
@@ -58,43 +75,52 @@ type Result struct {
 // DigestSum is the digest summed over the samples that made the result.
 func (r Result) DigestSum() uint64 { return r.digest }
 
-// Limit is a "limit" line: one sequential read of the data file.
+// Limit is a "limit" line: one probe of the storage's sequential
+// throughput, reading the whole data file the way a tuned reader would
+// (Probe). The limit of a round is its fastest probe in each cache state.
 type Limit struct {
-	Type    string  `json:"type"`
-	Round   int     `json:"round"`
-	Cache   string  `json:"cache"`
-	Direct  bool    `json:"direct"`
-	Bytes   int64   `json:"bytes"`
-	Seconds float64 `json:"seconds"`
-	MBPerS  float64 `json:"mb_per_s"`
+	Type         string  `json:"type"`
+	Round        int     `json:"round"`
+	Cache        string  `json:"cache"`
+	Probe        string  `json:"probe"` // Probe.String()
+	Direct       bool    `json:"direct"`
+	Streams      int     `json:"streams"`
+	Depth        int     `json:"depth"`
+	RequestBytes int64   `json:"request_bytes"`
+	Bytes        int64   `json:"bytes"`
+	Seconds      float64 `json:"seconds"`
+	MBPerS       float64 `json:"mb_per_s"`
 }
 
-// Peer is a "peer" line: another loader over the same dataset.
+// Peer is a "peer" line: another loader over the same dataset, timed like
+// a Result: from its process start to its last batch.
 type Peer struct {
 	Type            string  `json:"type"`
 	Round           int     `json:"round"`
 	Peer            string  `json:"peer"`
 	Ranks           int     `json:"ranks"` // processes, or DataLoader workers for a single-process peer
+	Nodes           int     `json:"nodes"` // nodes the processes ran on
 	Cache           string  `json:"cache"`
+	Consumer        string  `json:"consumer"`
 	Samples         int64   `json:"samples"`
 	Bytes           int64   `json:"bytes"`
-	Seconds         float64 `json:"seconds"` // the slowest process's epoch time, as the peer measured it
+	Seconds         float64 `json:"seconds"` // the slowest process's window: process start to last batch
 	SamplesPerS     float64 `json:"samples_per_s"`
 	MBPerS          float64 `json:"mb_per_s"`
 	FractionOfLimit float64 `json:"fraction_of_limit"`
-	FirstBatchMax   float64 `json:"first_batch_s_max"`
-	// FractionOfBestLimit: as in Result.
-	FractionOfBestLimit float64 `json:"fraction_of_best_limit"`
-	Digest              string  `json:"digest"`
+	FirstBatchMax   float64 `json:"first_batch_s_max"` // process start to first batch, slowest process
+	Digest          string  `json:"digest"`            // consumer sha256 only
 
-	Processes      int     `json:"processes"`
-	Workers        int     `json:"workers"`         // DataLoader workers per process (0: none)
-	StartupMax     float64 `json:"startup_s_max"`   // script start (imports) to first batch, slowest process
-	IndexMax       float64 `json:"index_s_max"`     // listing the keys before the epoch (torch), not in seconds
-	TotalMax       float64 `json:"total_s_max"`     // script start to result, slowest process
-	ProcessSeconds float64 `json:"process_seconds"` // subprocess wall time, interpreter start to exit
-	ReadBytes      int64   `json:"read_bytes"`      // bytes fetched from storage by the peer's processes (rusage blocks in)
-	RSSMaxBytes    int64   `json:"rss_max_bytes"`   // largest single process of the peer
+	Processes         int     `json:"processes"`
+	Workers           int     `json:"workers"`               // DataLoader workers per process (0: none)
+	StartupMax        float64 `json:"startup_s_max"`         // process start to the start of the epoch loop, slowest process
+	ProcessStartupMax float64 `json:"process_startup_s_max"` // process start to the script's own start (interpreter, imports)
+	LoopMax           float64 `json:"loop_s_max"`            // the epoch loop alone, slowest process
+	IndexMax          float64 `json:"index_s_max"`           // listing the keys before the epoch (torch), part of start-up
+	TotalMax          float64 `json:"total_s_max"`           // process start to result, slowest process
+	ProcessSeconds    float64 `json:"process_seconds"`       // subprocess wall time, interpreter start to exit
+	ReadBytes         int64   `json:"read_bytes"`            // bytes fetched from storage by the peer's processes (rusage blocks in)
+	RSSMaxBytes       int64   `json:"rss_max_bytes"`         // largest single process of the peer
 }
 
 // AUSearch is an "au-search" line: the most emulated accelerators per node
@@ -106,6 +132,7 @@ type AUSearch struct {
 	MaxAcceleratorsPerNode int     `json:"max_accelerators_per_node"` // 0: not even one
 	Nodes                  int     `json:"nodes"`
 	Mode                   string  `json:"mode"`
+	Consumer               string  `json:"consumer"`
 	Cache                  string  `json:"cache"`
 	Ranks                  int     `json:"ranks"`  // learners in the passing run
 	AUMin                  float64 `json:"au_min"` // of the passing run (median over rounds)
@@ -114,10 +141,11 @@ type AUSearch struct {
 // Summary is a "summary" line: one contender's throughput over the rounds.
 type Summary struct {
 	Type         string  `json:"type"`
-	Name         string  `json:"name"` // mode, peer, "limit" or "limit-direct"
+	Name         string  `json:"name"` // mode, peer, or the limit probe
 	Kind         string  `json:"kind"` // "mode", "peer" or "limit"
 	Ranks        int     `json:"ranks"`
 	Cache        string  `json:"cache"`
+	Consumer     string  `json:"consumer"` // "" for the limit
 	MedianMBPerS float64 `json:"median_mb_per_s"`
 	MinMBPerS    float64 `json:"min_mb_per_s"`
 	MaxMBPerS    float64 `json:"max_mb_per_s"`
@@ -125,21 +153,32 @@ type Summary struct {
 
 	MedianSamplesPerS     float64 `json:"median_samples_per_s"`
 	MedianFractionOfLimit float64 `json:"median_fraction_of_limit"`
-	MedianFractionOfBest  float64 `json:"median_fraction_of_best_limit"`
 	MedianFirstBatchMax   float64 `json:"median_first_batch_s_max"`
+	MedianStartup         float64 `json:"median_startup_s"`
 	MedianStall           float64 `json:"median_stall_s"`
+
+	// LimitMBPerS is the median over rounds of the best limit probe in
+	// this cache state; AboveLimit says the contender's median exceeds it
+	// by more than NoiseBand (a fraction): something is wrong with the
+	// limit or with the contender's accounting (see LimitCheck).
+	LimitMBPerS float64 `json:"limit_mb_per_s"`
+	NoiseBand   float64 `json:"noise_band"`
+	AboveLimit  bool    `json:"above_limit"`
 }
 
 // Ratio is a "ratio" line: the median throughput of one contender over
-// another's, at the same rank count and cache.
+// another's that did the same work: the same consumer at the same rank
+// count and cache state, over the same window. To "limit" compares with the
+// storage's best sequential read.
 type Ratio struct {
-	Type  string  `json:"type"`
-	Name  string  `json:"name"` // "default/lmdb", "default/torch-readahead", "default/limit"
-	Of    string  `json:"of"`
-	To    string  `json:"to"`
-	Ranks int     `json:"ranks"`
-	Cache string  `json:"cache"`
-	Ratio float64 `json:"ratio"`
+	Type     string  `json:"type"`
+	Name     string  `json:"name"` // "default/lmdb", "default/torch-readahead", "default/limit"
+	Of       string  `json:"of"`
+	To       string  `json:"to"`
+	Ranks    int     `json:"ranks"`
+	Cache    string  `json:"cache"`
+	Consumer string  `json:"consumer"`
+	Ratio    float64 `json:"ratio"`
 }
 
 // FormatDigest prints a digest sum as lmdbio digest does: 16 hex digits.

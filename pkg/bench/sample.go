@@ -1,6 +1,10 @@
 package bench
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+)
 
 // RankSample is what one rank measured in one measurement. It travels from
 // every rank to rank 0 as JSON.
@@ -9,13 +13,20 @@ type RankSample struct {
 	Leader bool `json:"leader"` // reads for its node (the arena is counted once per node)
 
 	Records int64  `json:"records"`
+	Batches int    `json:"batches"`
 	Bytes   int64  `json:"bytes"`  // value bytes delivered to this learner
 	Digest  uint64 `json:"digest"` // consumer sha256 only
 
-	FirstBatch float64 `json:"first_batch_s"` // from before Open to the first batch in hand
-	Stall      float64 `json:"stall_s"`       // time spent inside Next
-	Compute    float64 `json:"compute_s"`     // emulated accelerator time: batches × the workload's compute time
-	Wall       float64 `json:"wall_s"`        // from before Open to after Close
+	// Times, in seconds. The window of a measurement starts when the
+	// learner's process started (ProcessStartup before the loader's Open, as
+	// if each contender were a fresh process) and ends with its last batch.
+	ProcessStartup float64 `json:"process_startup_s"` // process start to the job's MPI start (the same for every measurement)
+	Startup        float64 `json:"startup_s"`         // Open: from before Open until it returned
+	FirstBatch     float64 `json:"first_batch_s"`     // from before Open to the first batch in hand
+	Wall           float64 `json:"wall_s"`            // from before Open to the last batch consumed
+	Close          float64 `json:"close_s"`           // Close, after the last batch
+	Stall          float64 `json:"stall_s"`           // time spent inside Next
+	Compute        float64 `json:"compute_s"`         // emulated accelerator time: batches × the workload's compute time
 
 	ReadBytes int64 `json:"read_bytes"`   // /proc/self/io read_bytes delta
 	ReadCalls int64 `json:"read_calls"`   // /proc/self/io syscr delta
@@ -27,8 +38,11 @@ type RankSample struct {
 // Summarize turns the samples of one measurement (one per rank) into the
 // measured fields of a result line; the caller fills in what was measured
 // (round, mode, ranks...). Throughput is what all learners received over the
-// slowest learner's wall time: the job is as fast as its last learner. AU is
-// filled only when withAU is set.
+// slowest learner's window, from its process start to its last batch: the
+// job is as fast as its last learner. Start-up and first batch count from
+// the process start too. AU (compute over the loader's time, Open to the
+// last batch: the job's own start-up is not the storage's doing) is filled
+// only when withAU is set.
 func Summarize(samples []RankSample, withAU bool) Result {
 	r := Result{Type: TypeResult}
 	if len(samples) == 0 {
@@ -39,10 +53,14 @@ func Summarize(samples []RankSample, withAU bool) Result {
 	var stallSum float64
 	for _, s := range samples {
 		r.Samples += s.Records
+		r.BatchesMax = max(r.BatchesMax, s.Batches)
 		r.Bytes += s.Bytes
 		r.digest += s.Digest
-		r.Seconds = max(r.Seconds, s.Wall)
-		firsts = append(firsts, s.FirstBatch)
+		r.Seconds = max(r.Seconds, s.ProcessStartup+s.Wall)
+		r.StartupS = max(r.StartupS, s.ProcessStartup+s.Startup)
+		r.ProcessStartupS = max(r.ProcessStartupS, s.ProcessStartup)
+		r.CloseS = max(r.CloseS, s.Close)
+		firsts = append(firsts, s.ProcessStartup+s.FirstBatch)
 		r.StallS = max(r.StallS, s.Stall)
 		stallSum += s.Stall
 		r.ReadBytes += s.ReadBytes
@@ -56,7 +74,7 @@ func Summarize(samples []RankSample, withAU bool) Result {
 	}
 	r.SamplesPerS = Rate(float64(r.Samples), r.Seconds)
 	r.MBPerS = Rate(float64(r.Bytes), r.Seconds) / 1e6
-	fb := SpreadOf(firsts)
+	fb := stats.SpreadOf(firsts)
 	r.FirstBatchMin, r.FirstBatchMedian, r.FirstBatchMax = fb.Min, fb.Median, fb.Max
 	r.StallMean = stallSum / float64(len(samples))
 	if withAU {

@@ -7,7 +7,7 @@ import (
 
 func TestSummarize(t *testing.T) {
 	samples := []RankSample{
-		{Rank: 0, Leader: true, Records: 100, Bytes: 4_000_000, Digest: 1 << 63, FirstBatch: 0.5, Stall: 1.0,
+		{Rank: 0, Leader: true, Records: 100, Batches: 7, Bytes: 4_000_000, Digest: 1 << 63, FirstBatch: 0.5, Stall: 1.0,
 			Compute: 3, Wall: 4, ReadBytes: 8_000_000, ReadCalls: 10, LoaderIO: 4, RSS: 300, Shm: 1000},
 		{Rank: 1, Records: 100, Bytes: 4_000_000, Digest: 1<<63 + 5, FirstBatch: 0.3, Stall: 0.5,
 			Compute: 3, Wall: 3.5, ReadCalls: 2, RSS: 500, Shm: 1000},
@@ -20,6 +20,7 @@ func TestSummarize(t *testing.T) {
 		got, want float64
 	}{
 		{"samples", float64(r.Samples), 250},
+		{"batches of the learner with the most", float64(r.BatchesMax), 7},
 		{"bytes", float64(r.Bytes), 10_000_000},
 		{"seconds (slowest learner)", r.Seconds, 4},
 		{"samples/s", r.SamplesPerS, 62.5},
@@ -54,5 +55,32 @@ func TestSummarize(t *testing.T) {
 	}
 	if empty := Summarize(nil, true); empty.Samples != 0 || empty.MBPerS != 0 {
 		t.Errorf("Summarize(nil) = %+v", empty)
+	}
+}
+
+// TestSummarizeWindowFromProcessStart: a learner's window starts at its
+// process start; start-up and first batch count from there too, AU from
+// Open.
+func TestSummarizeWindowFromProcessStart(t *testing.T) {
+	r := Summarize([]RankSample{
+		{ProcessStartup: 0.3, Startup: 0.1, FirstBatch: 0.2, Wall: 2, Compute: 1, Records: 1, Bytes: 1e6},
+		{ProcessStartup: 0.5, Startup: 0.05, FirstBatch: 0.1, Wall: 1.9, Compute: 1, Records: 1, Bytes: 1e6},
+	}, true)
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"seconds", r.Seconds, 2.4},
+		{"start-up", r.StartupS, 0.55},
+		{"process start-up", r.ProcessStartupS, 0.5},
+		{"first batch max", r.FirstBatchMax, 0.6},
+		{"first batch min", r.FirstBatchMin, 0.5},
+		{"MB/s over the window", r.MBPerS, 2 / 2.4},
+		{"AU over the loader's time", r.AUMin, 0.5},
+	}
+	for _, c := range checks {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
 	}
 }

@@ -10,8 +10,10 @@
 // one machine: ranks of different virtual nodes never share a segment or a
 // socket name.
 //
-// The package also recognises the two classic ways an MPI job is launched
-// wrongly under Slurm, and says which srun --mpi value fixes them.
+// The package also recognises the classic ways an MPI job is launched
+// wrongly under Slurm, and says which srun --mpi value fixes them, and a
+// job whose processes were started by a launcher without MPI (torchrun),
+// each of which would otherwise read the whole dataset as a world of one.
 //
 // # Invariants
 //

@@ -98,12 +98,32 @@ func CheckBeforeInit(getenv func(string) string, f Flavor) error {
 	return nil
 }
 
-// CheckAfterInit catches the launch mistake that only shows once MPI runs:
-// srun started several tasks but each sees a world of one.
+// AgentSocketEnv names the variable that lmdbio run --agent sets for the
+// learners it starts: they attach to their node's reader without MPI, so a
+// world of one is what they should see.
+const AgentSocketEnv = "LMDBIO_AGENT_SOCKET"
+
+// CheckAfterInit catches the launch mistakes that only show once MPI runs,
+// where every process sees a world of one although the launcher started
+// several, so each would read the whole dataset: srun without the right
+// --mpi, or a launcher without MPI such as torchrun (RANK, WORLD_SIZE).
 func CheckAfterInit(getenv func(string) string, f Flavor, worldSize int) error {
-	if tasks := srunTasks(getenv); tasks > 1 && worldSize == 1 {
+	if worldSize != 1 || getenv(AgentSocketEnv) != "" {
+		return nil
+	}
+	if tasks := srunTasks(getenv); tasks > 1 {
 		return fmt.Errorf("%w: srun started %d tasks but MPI sees a world of 1 rank (independent single-rank jobs): use srun --mpi=%s (or lmdbio run)",
 			ErrLaunch, tasks, f.SrunPlugin())
+	}
+	rank, _ := strconv.Atoi(getenv("RANK"))
+	size, _ := strconv.Atoi(getenv("WORLD_SIZE"))
+	if rank > 0 || size > 1 {
+		n := "N"
+		if size > 1 {
+			n = strconv.Itoa(size)
+		}
+		return fmt.Errorf("%w: RANK=%s WORLD_SIZE=%s say this is one of several processes (torchrun?), but MPI sees a world of 1 rank, so each would read the whole dataset: launch it with lmdbio run -n %s -- COMMAND (or srun --mpi=%s)",
+			ErrLaunch, getenv("RANK"), getenv("WORLD_SIZE"), n, f.SrunPlugin())
 	}
 	return nil
 }

@@ -42,9 +42,29 @@ func TestCheckBeforeInit(t *testing.T) {
 }
 
 func TestCheckAfterInit(t *testing.T) {
-	checkErr(t, CheckAfterInit(envOf(srunStep...), MPICH, 1), "--mpi=pmi2")
-	checkErr(t, CheckAfterInit(envOf(srunStep...), MPICH, 4), "")
-	checkErr(t, CheckAfterInit(envOf(), MPICH, 1), "")
+	cases := []struct {
+		name  string
+		env   []string
+		world int
+		want  string // substring of the error; "" for no error
+	}{
+		{"srun without PMI", srunStep, 1, "--mpi=pmi2"},
+		{"srun with PMI", srunStep, 4, ""},
+		{"alone", nil, 1, ""},
+		{"torchrun", []string{"RANK", "1", "WORLD_SIZE", "4"}, 1, "lmdbio run -n 4 -- "},
+		{"torchrun rank 0", []string{"RANK", "0", "WORLD_SIZE", "4", "LOCAL_RANK", "0"}, 1, "lmdbio run -n 4 -- "},
+		{"rank without size", []string{"RANK", "3"}, 1, "lmdbio run -n N -- "},
+		{"torchrun of one", []string{"RANK", "0", "WORLD_SIZE", "1"}, 1, ""},
+		{"torchrun under mpirun", []string{"RANK", "1", "WORLD_SIZE", "4"}, 4, ""},
+		{"agent learner", []string{"RANK", "1", "WORLD_SIZE", "4", AgentSocketEnv, "/tmp/x.sock"}, 1, ""},
+		{"agent learner under srun", append([]string{AgentSocketEnv, "/tmp/x.sock"}, srunStep...), 1, ""},
+		{"not numbers", []string{"RANK", "one", "WORLD_SIZE", "four"}, 1, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkErr(t, CheckAfterInit(envOf(c.env...), MPICH, c.world), c.want)
+		})
+	}
 }
 
 func checkErr(t *testing.T, err error, want string) {

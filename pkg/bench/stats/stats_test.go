@@ -1,4 +1,4 @@
-package bench
+package stats
 
 import (
 	"math"
@@ -57,17 +57,25 @@ func TestSpread(t *testing.T) {
 	}
 }
 
-func TestRateAndQuotient(t *testing.T) {
-	if got := Rate(10, 4); got != 2.5 {
-		t.Errorf("Rate(10, 4) = %v", got)
+func TestAboveLimit(t *testing.T) {
+	cases := []struct {
+		name             string
+		contender, limit []float64
+		band             float64
+		above            bool
+	}{
+		{name: "within the minimum band", contender: []float64{1090}, limit: []float64{1000}, band: 0.10},
+		{name: "above it", contender: []float64{1150}, limit: []float64{1000}, band: 0.10, above: true},
+		{name: "a wide limit spread widens the band", contender: []float64{1250, 1250, 1250}, limit: []float64{700, 1000, 1300}, band: 0.6},
+		{name: "a wide contender spread too", contender: []float64{1000, 1800, 2600}, limit: []float64{1000, 1000}, band: 1600.0 / 1800, above: false},
+		{name: "far above despite the spread", contender: []float64{3000, 3100, 3200}, limit: []float64{900, 1000, 1100}, band: 0.2, above: true},
+		{name: "below", contender: []float64{500}, limit: []float64{1000}, band: 0.10},
+		{name: "no limit", contender: []float64{500}, band: 0.10},
 	}
-	if got := Rate(10, 0); got != 0 {
-		t.Errorf("Rate(10, 0) = %v, want 0", got)
-	}
-	if got := Quotient(3, 2); got != 1.5 {
-		t.Errorf("Quotient(3, 2) = %v", got)
-	}
-	if !math.IsNaN(Quotient(1, 0)) {
-		t.Error("Quotient(1, 0) is not NaN")
+	for _, c := range cases {
+		band, above := AboveLimit(SpreadOf(c.contender), SpreadOf(c.limit))
+		if math.Abs(band-c.band) > 1e-12 || above != c.above {
+			t.Errorf("%s: band %v above %v; want %v %v", c.name, band, above, c.band, c.above)
+		}
 	}
 }

@@ -1,0 +1,124 @@
+// The public C functions of include/lmdbio.h. They are thin: each passes its
+// arguments to the Go side (export.go) and keeps the message of a failing
+// call in the calling thread's last_error. Compiling this file against the
+// header makes the compiler check that the library implements the header's
+// prototypes exactly.
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lmdbio.h"
+#include "_cgo_export.h"
+
+// last_error is the message of the calling thread's last failing call.
+static __thread char *last_error;
+
+// finish records msg (malloc'ed by the Go side, or NULL) as the thread's
+// last error when status is an error, and frees it otherwise. Callers read
+// msg in a statement after the Go call: as a sibling argument of the call
+// it could be read before the call sets it.
+static int finish(int status, char *msg) {
+	if (status >= 0) {
+		free(msg);
+		return status;
+	}
+	free(last_error);
+	last_error = msg;
+	return status;
+}
+
+const char *lmdbio_version(void) { return LMDBIO_VERSION; }
+
+int lmdbio_abi_version(void) { return LMDBIO_ABI_VERSION; }
+
+const char *lmdbio_last_error(void) { return last_error ? last_error : ""; }
+
+const char *lmdbio_status_string(int status) {
+	switch (status) {
+	case LMDBIO_OK: return "LMDBIO_OK";
+	case LMDBIO_END_OF_EPOCH: return "LMDBIO_END_OF_EPOCH";
+	case LMDBIO_DONE: return "LMDBIO_DONE";
+	case LMDBIO_ERR_HANDLE: return "LMDBIO_ERR_HANDLE";
+	case LMDBIO_ERR_ARGUMENT: return "LMDBIO_ERR_ARGUMENT";
+	case LMDBIO_ERR_BUSY: return "LMDBIO_ERR_BUSY";
+	case LMDBIO_ERR_VERSION: return "LMDBIO_ERR_VERSION";
+	case LMDBIO_ERR_STATE: return "LMDBIO_ERR_STATE";
+	case LMDBIO_ERR_LAUNCH: return "LMDBIO_ERR_LAUNCH";
+	case LMDBIO_ERR_INPUT: return "LMDBIO_ERR_INPUT";
+	case LMDBIO_ERR_RUNTIME: return "LMDBIO_ERR_RUNTIME";
+	case LMDBIO_ERR_INTERNAL: return "LMDBIO_ERR_INTERNAL";
+	}
+	return "LMDBIO_UNKNOWN_STATUS";
+}
+
+// finalize_at_exit finalises MPI for programs that let lmdbio initialise it
+// and exit without lmdbio_finalize: an MPI process that exits without
+// MPI_Finalize makes the launcher fail the whole job.
+static void finalize_at_exit(void) {
+	char *msg = NULL;
+	lmdbioGoFinalize(&msg);
+	free(msg);
+}
+
+int lmdbio_init(int abi_version) {
+	static int registered;
+	char *msg = NULL;
+	int owns_mpi = 0;
+	int st = lmdbioGoInit(abi_version, LMDBIO_ABI_VERSION, (char *)LMDBIO_VERSION, &owns_mpi, &msg);
+	if (st == LMDBIO_OK && owns_mpi && !registered) {
+		registered = 1;
+		atexit(finalize_at_exit);
+	}
+	return finish(st, msg);
+}
+
+int lmdbio_finalize(void) {
+	char *msg = NULL;
+	int st = lmdbioGoFinalize(&msg);
+	return finish(st, msg);
+}
+
+int lmdbio_get_topology(lmdbio_topology *out) {
+	char *msg = NULL;
+	int st = lmdbioGoTopology(out, &msg);
+	return finish(st, msg);
+}
+
+// A handle is the id of a Go-side loader, never a pointer lmdbio follows:
+// a stale or made-up handle is looked up, not dereferenced.
+static uintptr_t handle_id(lmdbio_loader *h) { return (uintptr_t)h; }
+
+int lmdbio_open(const char *path, const char *options, lmdbio_loader **out) {
+	char *msg = NULL;
+	uintptr_t id = 0;
+	int st = lmdbioGoOpen((char *)path, (char *)options, out != NULL, &id, &msg);
+	if (st == LMDBIO_OK) {
+		*out = (lmdbio_loader *)id;
+	}
+	return finish(st, msg);
+}
+
+int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch) {
+	char *msg = NULL;
+	int st = lmdbioGoNext(handle_id(loader), batch, &msg);
+	return finish(st, msg);
+}
+
+int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out) {
+	char *msg = NULL;
+	int st = lmdbioGoInfo(handle_id(loader), out, &msg);
+	return finish(st, msg);
+}
+
+int lmdbio_close(lmdbio_loader *loader) {
+	char *msg = NULL;
+	int st = lmdbioGoClose(handle_id(loader), &msg);
+	return finish(st, msg);
+}
+
+int lmdbio_allreduce_sum_u64(uint64_t *values, size_t n) {
+	char *msg = NULL;
+	int st = lmdbioGoAllreduceSum(values, n, &msg);
+	return finish(st, msg);
+}

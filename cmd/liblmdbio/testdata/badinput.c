@@ -1,0 +1,189 @@
+// badinput checks that liblmdbio answers misuse with a status and a message,
+// never a crash: calls before lmdbio_init, a header of another ABI version,
+// NULL, closed and made-up handles, NULL and wild pointers, bad options,
+// missing and corrupt datasets, two threads in one handle, calls after
+// lmdbio_finalize. It lets lmdbio initialise MPI (a singleton).
+//
+//   badinput DATASET NOT_LMDB_FILE RECORDS
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lmdbio.h>
+
+static int failures;
+
+// expect checks a status and, when want_msg is not NULL, that the thread's
+// last error contains it.
+#define expect(call, want, want_msg) check(#call, (call), (want), (want_msg), __LINE__)
+
+static void check(const char *what, int got, int want, const char *want_msg, int line) {
+	if (got != want) {
+		fprintf(stderr, "line %d: %s = %s, want %s (%s)\n", line, what, lmdbio_status_string(got),
+		        lmdbio_status_string(want), lmdbio_last_error());
+		failures++;
+		return;
+	}
+	if (want_msg && !strstr(lmdbio_last_error(), want_msg)) {
+		fprintf(stderr, "line %d: %s: message \"%s\" lacks \"%s\"\n", line, what, lmdbio_last_error(), want_msg);
+		failures++;
+	}
+}
+
+// Two threads share one handle and call lmdbio_next as fast as they can.
+struct shared {
+	lmdbio_loader *ld;
+	long records, busy, ends;
+	pthread_mutex_t mu;
+};
+
+static void *reader(void *arg) {
+	struct shared *s = arg;
+	lmdbio_batch b;
+	for (;;) {
+		int st = lmdbio_next(s->ld, &b);
+		pthread_mutex_lock(&s->mu);
+		if (st == LMDBIO_OK) s->records += (long)b.count;
+		else if (st == LMDBIO_ERR_BUSY) s->busy++;
+		else if (st == LMDBIO_END_OF_EPOCH) s->ends++;
+		else if (st != LMDBIO_DONE) {
+			fprintf(stderr, "concurrent next: %s (%s)\n", lmdbio_status_string(st), lmdbio_last_error());
+			failures++;
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (st == LMDBIO_DONE || (st < 0 && st != LMDBIO_ERR_BUSY)) return NULL;
+	}
+}
+
+// A failing call on another thread leaves this thread's message alone.
+static void *fail_elsewhere(void *arg) {
+	(void)arg;
+	expect(lmdbio_close(NULL), LMDBIO_ERR_HANDLE, "NULL loader handle");
+	return NULL;
+}
+
+int main(int argc, char **argv) {
+	if (argc != 4) {
+		fprintf(stderr, "usage: badinput DATASET NOT_LMDB_FILE RECORDS\n");
+		return 2;
+	}
+	const char *path = argv[1], *not_lmdb = argv[2];
+	long records = atol(argv[3]);
+	lmdbio_loader *ld = NULL;
+	lmdbio_batch b;
+	lmdbio_topology topo;
+
+	if (strcmp(lmdbio_version(), LMDBIO_VERSION) != 0 || lmdbio_abi_version() != LMDBIO_ABI_VERSION) {
+		fprintf(stderr, "library %s (ABI %d), header %s (ABI %d)\n", lmdbio_version(), lmdbio_abi_version(),
+		        LMDBIO_VERSION, LMDBIO_ABI_VERSION);
+		failures++;
+	}
+	if (strcmp(lmdbio_status_string(LMDBIO_ERR_BUSY), "LMDBIO_ERR_BUSY") != 0 ||
+	    strcmp(lmdbio_status_string(12345), "LMDBIO_UNKNOWN_STATUS") != 0) {
+		fprintf(stderr, "lmdbio_status_string names statuses wrongly\n");
+		failures++;
+	}
+	if (strcmp(lmdbio_last_error(), "") != 0) {
+		fprintf(stderr, "last error before any call: \"%s\"\n", lmdbio_last_error());
+		failures++;
+	}
+
+	// Before lmdbio_init.
+	expect(lmdbio_open(path, NULL, &ld), LMDBIO_ERR_STATE, "lmdbio_init");
+	expect(lmdbio_get_topology(&topo), LMDBIO_ERR_STATE, "lmdbio_init");
+	expect(lmdbio_init(LMDBIO_ABI_VERSION + 1), LMDBIO_ERR_VERSION, "ABI version");
+	expect(lmdbio_init(LMDBIO_ABI_VERSION), LMDBIO_OK, NULL);
+	expect(lmdbio_init(LMDBIO_ABI_VERSION), LMDBIO_OK, NULL);
+	expect(lmdbio_get_topology(&topo), LMDBIO_OK, NULL);
+	expect(lmdbio_get_topology(NULL), LMDBIO_ERR_ARGUMENT, "NULL");
+
+	// Handles that are not open loaders.
+	expect(lmdbio_next(NULL, &b), LMDBIO_ERR_HANDLE, "NULL loader handle");
+	expect(lmdbio_next((lmdbio_loader *)0x5eed, &b), LMDBIO_ERR_HANDLE, "not a loader handle");
+	expect(lmdbio_info(NULL, NULL), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_close(NULL), LMDBIO_ERR_HANDLE, "NULL loader handle");
+
+	// Bad arguments and options.
+	expect(lmdbio_open(NULL, NULL, &ld), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_open(path, NULL, NULL), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_open(path, "batch=8 colour=blue", &ld), LMDBIO_ERR_ARGUMENT, "\"colour\"");
+	expect(lmdbio_open(path, "batch=0", &ld), LMDBIO_ERR_ARGUMENT, "batch=0");
+	expect(lmdbio_open(path, "batch=eight", &ld), LMDBIO_ERR_ARGUMENT, "batch=eight");
+	expect(lmdbio_open(path, "batch=8 batch=9", &ld), LMDBIO_ERR_ARGUMENT, "twice");
+	expect(lmdbio_open(path, "batch", &ld), LMDBIO_ERR_ARGUMENT, "key=value");
+	expect(lmdbio_open(path, "mode=fast", &ld), LMDBIO_ERR_ARGUMENT, "mode=fast");
+	expect(lmdbio_open(path, "window=lots", &ld), LMDBIO_ERR_ARGUMENT, "window=lots");
+	expect(lmdbio_open(path, "direct=maybe", &ld), LMDBIO_ERR_ARGUMENT, "direct=maybe");
+	expect(lmdbio_allreduce_sum_u64(NULL, 3), LMDBIO_ERR_ARGUMENT, "NULL");
+
+	// Datasets that are missing or not LMDB.
+	expect(lmdbio_open("/nonexistent/dataset", NULL, &ld), LMDBIO_ERR_INPUT, "/nonexistent/dataset");
+	expect(lmdbio_open(not_lmdb, NULL, &ld), LMDBIO_ERR_INPUT, not_lmdb);
+
+	// Wild pointers reach Go code as faults and come back as a status.
+	expect(lmdbio_open((const char *)16, NULL, &ld), LMDBIO_ERR_INTERNAL, "internal error");
+
+	// A good loader, misused.
+	expect(lmdbio_open(path, "batch=7 epochs=2 remainder=keep", &ld), LMDBIO_OK, NULL);
+	expect(lmdbio_next(ld, NULL), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_next(ld, (lmdbio_batch *)16), LMDBIO_ERR_INTERNAL, "internal error");
+	lmdbio_loader_info info;
+	expect(lmdbio_info(ld, &info), LMDBIO_OK, NULL);
+	if (info.records != records || info.epochs != 2 || info.batch != 7 || info.batches != (records + 6) / 7) {
+		fprintf(stderr, "info: records %lld epochs %lld batch %lld batches %lld\n", (long long)info.records,
+		        (long long)info.epochs, (long long)info.batch, (long long)info.batches);
+		failures++;
+	}
+
+	// The message is per thread.
+	expect(lmdbio_open(path, "bogus=1", &ld), LMDBIO_ERR_ARGUMENT, "bogus");
+	pthread_t t;
+	pthread_create(&t, NULL, fail_elsewhere, NULL);
+	pthread_join(t, NULL);
+	if (!strstr(lmdbio_last_error(), "bogus")) {
+		fprintf(stderr, "another thread's failure replaced this thread's message: \"%s\"\n", lmdbio_last_error());
+		failures++;
+	}
+
+	// Two threads in one handle: calls that find the handle busy do nothing,
+	// so every record still arrives exactly once per epoch.
+	struct shared s = {.ld = ld, .mu = PTHREAD_MUTEX_INITIALIZER};
+	pthread_t t1, t2;
+	pthread_create(&t1, NULL, reader, &s);
+	pthread_create(&t2, NULL, reader, &s);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	if (s.records != 2 * records || s.ends != 2) {
+		fprintf(stderr, "two threads got %ld records and %ld epoch ends, want %ld and 2\n", s.records, s.ends,
+		        2 * records);
+		failures++;
+	}
+	fprintf(stderr, "badinput: two threads on one handle: %ld calls found it busy\n", s.busy);
+	expect(lmdbio_next(ld, &b), LMDBIO_DONE, NULL);
+	if (b.count != 0 || b.values != NULL) {
+		fprintf(stderr, "a batch at LMDBIO_DONE\n");
+		failures++;
+	}
+
+	// Use after close.
+	expect(lmdbio_close(ld), LMDBIO_OK, NULL);
+	expect(lmdbio_next(ld, &b), LMDBIO_ERR_HANDLE, "closed");
+	expect(lmdbio_info(ld, &info), LMDBIO_ERR_HANDLE, "closed");
+	expect(lmdbio_close(ld), LMDBIO_ERR_HANDLE, "closed");
+
+	// lmdbio_finalize closes what is still open; afterwards nothing works.
+	expect(lmdbio_open(path, NULL, &ld), LMDBIO_OK, NULL);
+	expect(lmdbio_finalize(), LMDBIO_OK, NULL);
+	expect(lmdbio_next(ld, &b), LMDBIO_ERR_HANDLE, "closed");
+	expect(lmdbio_finalize(), LMDBIO_OK, NULL);
+	expect(lmdbio_init(LMDBIO_ABI_VERSION), LMDBIO_ERR_STATE, "lmdbio_finalize");
+	expect(lmdbio_open(path, NULL, &ld), LMDBIO_ERR_STATE, "lmdbio_finalize");
+
+	if (failures) {
+		fprintf(stderr, "badinput: %d failures\n", failures);
+		return 1;
+	}
+	printf("badinput: ok\n");
+	return 0;
+}

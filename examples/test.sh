@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# test.sh checks lmdbio's bindings end to end (make test-bindings; needs
+# make build examples first): the C library's answers to misuse, the C and
+# Caffe-MPI examples and the Python binding under mpirun (4 ranks as 2
+# virtual nodes) against `lmdbio digest`, a launcher without MPI, pip
+# install, and the README's C and Python examples. It prints one PASS/FAIL
+# line per check and exits non-zero if any fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+# The Python checks need numpy, torch and py-lmdb (Debian's packages, run
+# with Debian's interpreter).
+scripts/deps.sh --peers
+python=/usr/bin/python3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+export PKG_CONFIG_PATH=$repo/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+export PYTHONPATH=$repo/python
+limit=${BINDINGS_TEST_TIMEOUT:-120}
+mpirun=(timeout -k 10 "$limit" mpirun --oversubscribe -x LMDBIO_RANKS_PER_NODE=2 -x PYTHONPATH -np 4)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+# check NAME WANT CMD...: CMD must exit 0 and print WANT on stdout.
+check() {
+	local name=$1 want=$2
+	shift 2
+	local got rc=0
+	got=$("$@" 2>"$tmp/stderr") || rc=$?
+	if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name (exit $rc)"
+		printf '    want: %s\n    got:  %s\n' "$want" "$got"
+		sed 's/^/    /' "$tmp/stderr"
+		failed=1
+	fi
+}
+
+# A Caffe dataset whose record count divides by no batch size used here.
+ds=$tmp/train_lmdb
+bin/lmdbio gen --records 2003 --size 3KiB,1KiB --datum --order random --out "$ds" >/dev/null
+want=$(bin/lmdbio digest "$ds")
+want2=$(bin/lmdbio digest --epochs 2 "$ds")
+echo notlmdb >"$tmp/notlmdb"
+
+cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/badinput" cmd/liblmdbio/testdata/badinput.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: bad input" "badinput: ok" timeout "$limit" "$tmp/badinput" "$ds" "$tmp/notlmdb" 2003
+mpicc -O2 -Wall -Werror -o "$tmp/hosted_single" cmd/liblmdbio/testdata/hosted_single.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: a host's MPI without threads" "hosted_single: ok" timeout "$limit" "$tmp/hosted_single"
+check "C digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" bin/c-digest-example "$ds" "batch=9"
+check "Caffe-MPI example, 4 ranks, 2 nodes" "$want" bin/lmdbio run -n 4 -N 2 -- bin/caffe-mpi-example "$ds"
+check "Caffe-MPI example, 2 epochs through SeekToFirst" "$want2" \
+	env LMDBIO_OPTIONS="remainder=keep mode=lmdb batch=16" bin/lmdbio run -n 3 -- bin/caffe-mpi-example --epochs 2 "$ds"
+
+check "Python: bad input" "python bad-input tests: ok" timeout "$limit" "$python" python/tests/badinput.py "$ds"
+check "Python: loader and torch, 4 ranks, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
+	"${mpirun[@]}" "$python" python/tests/mpi_loader.py "$ds"
+check "Python: digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" "$python" -m lmdbio digest "$ds"
+
+# torchrun starts processes without MPI: each would read everything alone.
+for cmd in "bin/lmdbio digest" "$python -m lmdbio digest"; do
+	rc=0
+	# $cmd is split on purpose: a program and its arguments.
+	# shellcheck disable=SC2086
+	out=$(RANK=1 WORLD_SIZE=4 $cmd "$ds" 2>"$tmp/stderr") || rc=$?
+	if [ "$rc" -eq 2 ] && [ -z "$out" ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q "lmdbio run -n 4 -- " "$tmp/stderr"; then
+		echo "PASS launcher without MPI: $cmd"
+	else
+		echo "FAIL launcher without MPI: $cmd (exit $rc)"
+		sed 's/^/    /' "$tmp/stderr"
+		failed=1
+	fi
+done
+
+# pip install ./python into a virtual environment (with Debian's numpy and
+# torch), from a copy so the source tree stays clean; LMDBIO_LIB finds the library.
+cp -r python "$tmp/python-src"
+"$python" -m venv --system-site-packages "$tmp/venv"
+if "$tmp/venv/bin/pip" install -q --no-build-isolation --no-index "$tmp/python-src" >"$tmp/pip.log" 2>&1; then
+	check "pip install ./python" "$want" env -u PYTHONPATH -C "$tmp" LMDBIO_LIB="$repo/lib/liblmdbio.so" \
+		"$tmp/venv/bin/python" -m lmdbio digest "$ds"
+else
+	echo "FAIL pip install ./python"
+	sed 's/^/    /' "$tmp/pip.log"
+	failed=1
+fi
+
+# The README's C and Python examples, built and run as they stand.
+awk '/^```c$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.c"
+awk '/^```python$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.py"
+if [ -s "$tmp/readme.c" ] && mpicc -Wall -Werror -o "$tmp/readme-c" -x c "$tmp/readme.c" $(pkg-config --cflags --libs lmdbio) 2>"$tmp/stderr"; then
+	check "README C example" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${mpirun[@]}" "$tmp/readme-c" "$ds"
+else
+	echo "FAIL README C example: no \`\`\`c block, or it does not compile"
+	sed 's/^/    /' "$tmp/stderr"
+	failed=1
+fi
+check "README Python example" "$(bin/lmdbio digest "$ds" | sed 's/ digest=.*//')" \
+	"${mpirun[@]}" "$python" "$tmp/readme.py" "$ds"
+
+exit "$failed"

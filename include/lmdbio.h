@@ -1,0 +1,220 @@
+/*
+ * lmdbio.h — the C interface of lmdbio, a data loader for distributed
+ * deep-learning training.
+ *
+ * One reader rank per node reads the dataset in large sequential spans and
+ * hands every learner process of its node zero-copy views of its batches
+ * through shared memory. Every process of the job (every MPI rank) is a
+ * learner: it opens the dataset, asks for its next batch until the end of an
+ * epoch, and closes it.
+ *
+ *     #include <lmdbio.h>
+ *
+ *     if (lmdbio_init(LMDBIO_ABI_VERSION) != LMDBIO_OK) fail(lmdbio_last_error());
+ *     lmdbio_loader *ld;
+ *     if (lmdbio_open("/data/train_lmdb", "batch=64 epochs=2", &ld) != LMDBIO_OK) fail(...);
+ *     lmdbio_batch b;
+ *     int st;
+ *     while ((st = lmdbio_next(ld, &b)) != LMDBIO_DONE) {
+ *         if (st == LMDBIO_END_OF_EPOCH) continue;   (one per epoch)
+ *         if (st != LMDBIO_OK) fail(lmdbio_last_error());
+ *         for (size_t i = 0; i < b.count; i++) use(b.values[i], b.value_lens[i]);
+ *     }
+ *     lmdbio_close(ld);
+ *     lmdbio_finalize();
+ *
+ * Build with the flags of lib/pkgconfig/lmdbio.pc:
+ *     cc prog.c $(pkg-config --cflags --libs lmdbio)
+ * (with PKG_CONFIG_PATH pointing at lib/pkgconfig). The program itself needs
+ * no MPI headers; an MPI program (mpicc) works the same way.
+ *
+ * STATUS CODES
+ * Every function but lmdbio_version, lmdbio_abi_version, lmdbio_last_error
+ * and lmdbio_status_string returns a status: LMDBIO_OK (0), a positive
+ * status that is not an error (the end of an epoch, the end of the last
+ * epoch), or a negative error status. A call refused for its arguments
+ * (a bad handle, a NULL pointer, a busy handle, a bad option) has no other
+ * effect than setting the error message. A failure while reading sticks:
+ * every later lmdbio_next on that handle returns it again.
+ *
+ * ERROR MESSAGES
+ * lmdbio_last_error() returns the message of the last call that returned a
+ * negative status ON THE CALLING THREAD (the message is per thread, not per
+ * handle). It stays valid until that thread's next failing lmdbio call; it
+ * is "" if no call failed on the thread. Messages are one line, e.g.
+ * "/data/train_lmdb: not an LMDB file".
+ *
+ * MPI
+ * lmdbio_init is collective: every rank calls it. If the program has
+ * already initialised MPI (MPI_Initialized is true, as in Caffe-MPI),
+ * lmdbio joins that MPI: it uses its own duplicate of MPI_COMM_WORLD, leaves
+ * the program's error handlers alone and never finalises MPI; the program
+ * must then have asked for MPI_THREAD_MULTIPLE (MPI_Init_thread), because
+ * lmdbio calls MPI from its own threads, and must close every loader (and
+ * call lmdbio_finalize) before its own MPI_Finalize. Otherwise lmdbio_init
+ * initialises MPI itself and finalises it in lmdbio_finalize, or at process
+ * exit if the program never calls lmdbio_finalize. lmdbio must be linked
+ * against the same MPI library as the program.
+ *
+ * THREADS
+ * - lmdbio_init and lmdbio_finalize: call them from one thread (the thread
+ *   that initialises MPI becomes MPI's main thread).
+ * - A loader handle is used by one thread at a time. A call on a handle
+ *   while another thread is inside a call on the same handle returns
+ *   LMDBIO_ERR_BUSY and does nothing; it never blocks or crashes. Different
+ *   handles may be used from different threads at once.
+ * - The views of a batch (keys, values, lengths, records) stay valid until
+ *   the next lmdbio_next or lmdbio_close on the same handle, from any thread.
+ *   They point into shared memory that other processes read too: never
+ *   write through them.
+ * - lmdbio_open, lmdbio_close, lmdbio_allreduce_sum_u64 are collective over
+ *   the job (every rank calls them, in the same order).
+ *
+ * BAD INPUT
+ * A NULL handle, a handle that was closed or never opened, a NULL pointer
+ * argument, an unknown option, a header that does not match the library:
+ * each returns an error status and a message, never a crash. Internal
+ * failures of lmdbio itself are caught and returned as LMDBIO_ERR_INTERNAL.
+ */
+#ifndef LMDBIO_H
+#define LMDBIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* LMDBIO_ABI_VERSION changes whenever this header changes incompatibly
+ * (a function, a struct or the meaning of a status). Pass it to
+ * lmdbio_init, which refuses a library built from another version. */
+#define LMDBIO_ABI_VERSION 1
+
+/* LMDBIO_VERSION is the release this header comes from. */
+#define LMDBIO_VERSION "0.1.0"
+
+/* Statuses. Positive: not an error. Negative: an error; see
+ * lmdbio_last_error. */
+enum lmdbio_status {
+	LMDBIO_OK = 0,
+	LMDBIO_END_OF_EPOCH = 1, /* lmdbio_next: the epoch ended; no batch */
+	LMDBIO_DONE = 2,         /* lmdbio_next: every epoch ended; no batch */
+
+	LMDBIO_ERR_HANDLE = -1,   /* NULL, closed or unknown loader handle */
+	LMDBIO_ERR_ARGUMENT = -2, /* a NULL pointer, an unknown option, a bad option value */
+	LMDBIO_ERR_BUSY = -3,     /* another thread is inside a call on this handle */
+	LMDBIO_ERR_VERSION = -4,  /* the header's ABI version is not the library's */
+	LMDBIO_ERR_STATE = -5,    /* lmdbio_init not called, or lmdbio_finalize already called */
+	LMDBIO_ERR_LAUNCH = -6,   /* the job was launched (or MPI initialised) in a way lmdbio cannot work with */
+	LMDBIO_ERR_INPUT = -7,    /* the dataset is missing, unreadable, corrupt or unsupported */
+	LMDBIO_ERR_RUNTIME = -8,  /* I/O, MPI or another rank failed */
+	LMDBIO_ERR_INTERNAL = -9  /* a bug in lmdbio, caught before it reached the program */
+};
+
+/* An open dataset: one learner's stream of batches. Opaque. */
+typedef struct lmdbio_loader lmdbio_loader;
+
+/* One batch, filled by lmdbio_next. Every array has count entries. */
+typedef struct lmdbio_batch {
+	size_t count;                  /* samples in the batch; may be 0 */
+	int64_t epoch;                 /* 0-based epoch the batch belongs to */
+	const int64_t *records;        /* record numbers in the dataset's order */
+	const uint8_t *const *keys;    /* key of each sample */
+	const size_t *key_lens;        /* length of each key in bytes */
+	const uint8_t *const *values;  /* value of each sample */
+	const size_t *value_lens;      /* length of each value in bytes */
+} lmdbio_batch;
+
+/* What lmdbio_info tells about an open loader. */
+typedef struct lmdbio_loader_info {
+	int64_t records;  /* records in the dataset */
+	int64_t batches;  /* batches this learner gets per epoch (the same on every rank) */
+	int64_t epochs;   /* epochs the loader delivers */
+	int64_t batch;    /* records per full batch */
+} lmdbio_loader_info;
+
+/* Where this process stands in the job. */
+typedef struct lmdbio_topology {
+	int rank, size;             /* in the job */
+	int node, nodes;            /* node id (0-based) and number of nodes */
+	int local_rank, local_size; /* among the ranks of this node */
+} lmdbio_topology;
+
+/* lmdbio_version returns the library's release, e.g. "0.1.0". */
+const char *lmdbio_version(void);
+
+/* lmdbio_abi_version returns the ABI version the library was built with. */
+int lmdbio_abi_version(void);
+
+/* lmdbio_last_error returns the calling thread's last error message. */
+const char *lmdbio_last_error(void);
+
+/* lmdbio_status_string names a status: "LMDBIO_OK", "LMDBIO_ERR_BUSY", ... */
+const char *lmdbio_status_string(int status);
+
+/* lmdbio_init checks that abi_version (pass LMDBIO_ABI_VERSION) is the
+ * library's, joins or initialises MPI and works out the job's topology
+ * (LMDBIO_RANKS_PER_NODE=k makes k consecutive ranks one node). Collective.
+ * Calling it again returns LMDBIO_OK; calling it after lmdbio_finalize
+ * returns LMDBIO_ERR_STATE. It returns LMDBIO_ERR_LAUNCH, with a message
+ * saying how to launch the job, for a job whose processes each see an MPI
+ * world of one although the launcher started several (torchrun's RANK and
+ * WORLD_SIZE, or srun without the right --mpi). */
+int lmdbio_init(int abi_version);
+
+/* lmdbio_finalize closes every loader still open and, if lmdbio_init
+ * initialised MPI, finalises it. Collective. Calling it again is a no-op. */
+int lmdbio_finalize(void);
+
+/* lmdbio_get_topology fills *out. Needs lmdbio_init. */
+int lmdbio_get_topology(lmdbio_topology *out);
+
+/* lmdbio_open opens the dataset at path (an LMDB directory or its data.mdb)
+ * and stores a new handle in *out. Collective: every rank passes the same
+ * path and options; every rank fails if any rank fails.
+ *
+ * options is NULL or a string of key=value words separated by spaces:
+ *   batch=N        records per batch (64)
+ *   epochs=N       epochs to deliver (1)
+ *   mode=M         lmdb, lmm, lmm+dio, lmm+dio+prov, lmm+dio+prov+coal,
+ *                  lmm+dio+prov+coal+stag, or default (all optimisations)
+ *   remainder=R    records that do not fill a round: drop-last (default),
+ *                  pad, or keep (every record exactly once; short last batches)
+ *   direct=BOOL    read with O_DIRECT (false)
+ *   stagger=N      node readers on storage at once (1)
+ *   window=SIZE    bytes a node reads per window (64MiB)
+ *   prefetch=N     windows read ahead of the learners (2)
+ *   max-span=SIZE  largest single read (16MiB)
+ *   max-gap=SIZE   unneeded bytes read through to merge two reads (1MiB)
+ *   io-depth=N     reads in flight per node reader (4)
+ * SIZE takes a unit (4096, 64KiB, 4MiB, 1GB). An unknown key, a key given
+ * twice or a bad value returns LMDBIO_ERR_ARGUMENT naming the key. */
+int lmdbio_open(const char *path, const char *options, lmdbio_loader **out);
+
+/* lmdbio_next fills *batch with this learner's next batch and returns
+ * LMDBIO_OK; at the end of each epoch it returns LMDBIO_END_OF_EPOCH once,
+ * and after the last epoch LMDBIO_DONE. With any status but LMDBIO_OK,
+ * *batch is zeroed (count 0, NULL arrays). The previous
+ * batch's views become invalid. Every rank gets the same number of batches
+ * per epoch. */
+int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch);
+
+/* lmdbio_info fills *out. */
+int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out);
+
+/* lmdbio_close ends the learner's part and invalidates the handle (a later
+ * call with it returns LMDBIO_ERR_HANDLE). On a node's reader rank it waits
+ * until every learner of the node has closed. Collective. */
+int lmdbio_close(lmdbio_loader *loader);
+
+/* lmdbio_allreduce_sum_u64 replaces values[0..n-1] on every rank by their
+ * sums over all ranks, modulo 2^64. Collective; n is the same on every rank.
+ * For programs without MPI of their own (a digest, a sample count). */
+int lmdbio_allreduce_sum_u64(uint64_t *values, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LMDBIO_H */

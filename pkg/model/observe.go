@@ -1,0 +1,132 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// ErrInput marks lines of lmdbio bench output the model cannot use.
+var ErrInput = errors.New("bad bench line")
+
+// Observation is one measured (or synthesised) run: its configuration and
+// the seconds from the learners' process start to the last batch.
+type Observation struct {
+	Config
+	Seconds   float64
+	Synthetic bool   // made by Synthesize, not measured
+	Source    string // file:line it came from
+}
+
+// Reading says what ReadObservations made of its input.
+type Reading struct {
+	Observations []Observation
+	// Skipped counts lines of other types or states the model does not
+	// fit: warm caches, peers, older lines without the loader's settings.
+	Skipped map[string]int
+}
+
+// benchResult is the part of lmdbio bench's "result" line (pkg/bench
+// Result) the model reads.
+type benchResult struct {
+	Type         string   `json:"type"`
+	Mode         string   `json:"mode"`
+	Nodes        int      `json:"nodes"`
+	Ranks        int      `json:"ranks"`
+	RanksPerNode int      `json:"ranks_per_node"`
+	Cache        string   `json:"cache"`
+	Consumer     string   `json:"consumer"`
+	Batch        int      `json:"batch"`
+	Epochs       int      `json:"epochs"`
+	Samples      int64    `json:"samples"`
+	Bytes        int64    `json:"bytes"`
+	Seconds      float64  `json:"seconds"`
+	Compute      float64  `json:"compute_s_per_batch"`
+	Direct       bool     `json:"direct"`
+	Stagger      int      `json:"stagger"`
+	IODepth      int      `json:"io_depth"`
+	Window       *float64 `json:"window_bytes"`
+	MaxSpan      float64  `json:"max_span_bytes"`
+	Synthetic    bool     `json:"synthetic"`
+}
+
+// maxLine bounds one input line: bench lines are a few hundred bytes.
+const maxLine = 1 << 20
+
+// ReadObservations reads lmdbio bench --json lines and keeps the cold-cache
+// "result" lines as observations. walk is the dataset's WalkFraction, which
+// the lines do not carry. Blank lines and lines of other types are skipped
+// and counted; a result line that is malformed or implausible is an error
+// naming the line.
+func ReadObservations(r io.Reader, name string, walk float64) (Reading, error) {
+	out := Reading{Skipped: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var res benchResult
+		if err := json.Unmarshal(b, &res); err != nil {
+			return out, fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrInput)
+		}
+		switch {
+		case res.Type != "result":
+			out.Skipped["lines of type "+fmt.Sprintf("%q", res.Type)]++
+			continue
+		case res.Cache != "cold":
+			out.Skipped["warm-cache results"]++
+			continue
+		case res.Window == nil:
+			out.Skipped["results without the loader's settings (older runs)"]++
+			continue
+		}
+		o, err := observation(res, walk)
+		if err != nil {
+			return out, fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrInput)
+		}
+		o.Source = fmt.Sprintf("%s:%d", name, line)
+		out.Observations = append(out.Observations, o)
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// observation checks a result line and turns it into an observation.
+func observation(res benchResult, walk float64) (Observation, error) {
+	c, err := ParseContender(res.Mode)
+	if err != nil {
+		return Observation{}, err
+	}
+	rpn := res.RanksPerNode
+	if rpn == 0 && res.Nodes > 0 {
+		rpn = (res.Ranks + res.Nodes - 1) / res.Nodes
+	}
+	epochs := max(res.Epochs, 1)
+	o := Observation{
+		Config: Config{
+			Contender: c, Nodes: res.Nodes, RanksPerNode: rpn,
+			Workload: Workload{Bytes: float64(res.Bytes) / float64(epochs), Records: float64(res.Samples) / float64(epochs),
+				Batch: res.Batch, Epochs: epochs, Consumer: res.Consumer, Compute: res.Compute, WalkFraction: walk},
+			Loader: Loader{Direct: res.Direct, Stagger: res.Stagger, IODepth: res.IODepth, Window: *res.Window, MaxSpan: res.MaxSpan},
+		},
+		Seconds:   res.Seconds,
+		Synthetic: res.Synthetic,
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	if !(o.Seconds > 0) || math.IsInf(o.Seconds, 0) {
+		return o, fmt.Errorf("seconds %v: want a positive time", o.Seconds)
+	}
+	return o, nil
+}

@@ -1,0 +1,267 @@
+"""lmdbio: batches of a dataset, for every process of a distributed training
+job, from one reader per node through shared memory.
+
+    import lmdbio
+
+    for batch in lmdbio.Loader("/data/train_lmdb", batch=64):
+        for key, value in batch:       # memoryviews into shared memory
+            ...                        # valid until the next batch
+
+Every process of the job (every MPI rank) is a learner. Run the program as
+an MPI job (``lmdbio run -n 8 -- python3 train.py``); lmdbio initialises MPI
+unless the program already did (e.g. mpi4py), and finalises it at exit.
+
+The binding is ctypes over the C library liblmdbio.so, found through
+$LMDBIO_LIB, next to this package, or in the source tree's lib/.
+"""
+
+import atexit
+import ctypes
+
+from . import _lib
+
+__all__ = ["Loader", "Batch", "Error", "ArgumentError", "InputError", "LaunchError", "VersionError",
+           "StateError", "HandleError", "BusyError", "RuntimeFailure", "InternalError",
+           "init", "finalize", "topology", "allreduce_sum", "version"]
+
+_c = _lib.load(_lib.find())
+
+
+class Error(Exception):
+    """A failure lmdbio reported; status is the C library's status code."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class ArgumentError(Error, ValueError):
+    """An unknown option, a bad option value, a missing argument."""
+
+
+class InputError(Error):
+    """The dataset is missing, unreadable, corrupt or unsupported."""
+
+
+class LaunchError(Error):
+    """The job was launched in a way lmdbio cannot work with (the message
+    says how to launch it)."""
+
+
+class VersionError(Error):
+    """The library is not of the version this binding was written for."""
+
+
+class StateError(Error):
+    """lmdbio was finalised (or is not initialised)."""
+
+
+class HandleError(Error):
+    """The loader was closed."""
+
+
+class BusyError(Error):
+    """Another thread is inside a call on the same loader."""
+
+
+class RuntimeFailure(Error):
+    """I/O, MPI or another rank failed."""
+
+
+class InternalError(Error):
+    """A bug in lmdbio, caught before it could crash the process."""
+
+
+_errors = {
+    _lib.ERR_HANDLE: HandleError, _lib.ERR_ARGUMENT: ArgumentError, _lib.ERR_BUSY: BusyError,
+    _lib.ERR_VERSION: VersionError, _lib.ERR_STATE: StateError, _lib.ERR_LAUNCH: LaunchError,
+    _lib.ERR_INPUT: InputError, _lib.ERR_RUNTIME: RuntimeFailure, _lib.ERR_INTERNAL: InternalError,
+}
+
+
+def _check(status):
+    """Raises the error of a negative status; returns the status otherwise."""
+    if status < 0:
+        message = _c.lmdbio_last_error().decode(errors="replace")
+        raise _errors.get(status, Error)(status, message)
+    return status
+
+
+def version():
+    """The C library's release, e.g. "0.1.0"."""
+    return _c.lmdbio_version().decode()
+
+
+_initialised = False
+
+
+def init(abi_version=_lib.ABI_VERSION):
+    """Joins or initialises MPI and discovers the job's topology. Collective;
+    the first Loader calls it. Raises LaunchError for a job whose processes
+    each see a world of one although the launcher started several (torchrun,
+    srun without --mpi)."""
+    global _initialised
+    _check(_c.lmdbio_init(abi_version))
+    if not _initialised:
+        _initialised = True
+        atexit.register(finalize)
+
+
+def finalize():
+    """Closes every open loader and, if lmdbio initialised MPI, finalises it.
+    Collective; runs by itself at exit."""
+    _check(_c.lmdbio_finalize())
+
+
+def topology():
+    """Where this process stands: a dict of rank, size, node, nodes,
+    local_rank, local_size."""
+    init()
+    t = _lib.CTopology()
+    _check(_c.lmdbio_get_topology(ctypes.byref(t)))
+    return {name: getattr(t, name) for name, _ in t._fields_}
+
+
+def allreduce_sum(values):
+    """Returns the sums, modulo 2**64, of the non-negative integers in
+    values over all ranks. Collective: every rank passes as many values."""
+    init()
+    arr = (ctypes.c_uint64 * len(values))(*values)
+    _check(_c.lmdbio_allreduce_sum_u64(arr, len(values)))
+    return list(arr)
+
+
+class Batch:
+    """One batch of a learner: len(batch) samples that iterate as (key,
+    value) pairs of read-only memoryviews.
+
+    The views point into the node's shared memory without a copy, and are
+    valid only until the loader's next batch: then they are released (using
+    one raises ValueError). Views of views, such as numpy arrays made with
+    np.frombuffer, cannot be released and must not be used after that
+    either; copy what must live longer (bytes(value), array.copy()).
+    """
+
+    __slots__ = ("epoch", "records", "keys", "values", "_addresses")
+
+    def __init__(self, cb):
+        n = cb.count
+        self.epoch = cb.epoch
+        self.records = cb.records[:n]
+        self.keys = [_view(cb.keys[i], cb.key_lens[i]) for i in range(n)]
+        self.values = [_view(cb.values[i], cb.value_lens[i]) for i in range(n)]
+        self._addresses = [(cb.values[i], cb.value_lens[i]) for i in range(n)]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return zip(self.keys, self.values)
+
+    def arrays(self):
+        """The values as read-only numpy uint8 arrays over the same memory
+        (no copy), valid until the next batch."""
+        import numpy as np
+        return [np.frombuffer(v, dtype=np.uint8) for v in self.values]
+
+    def _release(self):
+        for view in self.keys + self.values:
+            try:
+                view.release()
+            except BufferError:  # a numpy array or another view holds it
+                pass
+
+
+def _view(address, length, flags=_lib.PyBUF_READ):
+    if length == 0 or not address:
+        return memoryview(b"")
+    return _lib.memory_view(address, length, flags)
+
+
+class Loader:
+    """A learner's batches of the dataset at path (an LMDB directory or its
+    data.mdb), read by one reader per node and shared through memory.
+
+    Opening is collective: every rank creates its Loader with the same path
+    and options. Options are those of include/lmdbio.h (and of the lmdbio
+    command's flags), as keywords: batch, epochs, mode, remainder, direct,
+    stagger, window, prefetch, max_span, max_gap, io_depth ("_" stands for
+    "-"; sizes as ints or strings such as "16MiB").
+
+    Iterating a Loader yields the batches of its next epoch (len(loader) of
+    them, the same number on every rank); iterate again for the next epoch.
+    After the last epoch iteration yields nothing. Each Batch is valid only
+    until the next one is produced (see Batch). Use the loader from one
+    thread at a time; close it (or use it as a context manager) when done.
+    """
+
+    def __init__(self, path, batch=64, **options):
+        init()
+        options = dict(options, batch=batch)
+        words = " ".join(f"{k.replace('_', '-')}={_option_value(v)}" for k, v in options.items())
+        self.path = str(path)
+        handle = ctypes.c_void_p()
+        _check(_c.lmdbio_open(self.path.encode(), words.encode(), ctypes.byref(handle)))
+        self._handle, self._closed = handle, False
+        self._current = None
+        info = _lib.CLoaderInfo()
+        _check(_c.lmdbio_info(handle, ctypes.byref(info)))
+        self.records, self.epochs, self.batch = info.records, info.epochs, info.batch
+        self._batches = info.batches
+
+    def __len__(self):
+        """Batches per epoch for this learner (the same on every rank)."""
+        return self._batches
+
+    def __iter__(self):
+        while True:
+            b = self.next()
+            if b is None:
+                return
+            yield b
+
+    def next(self):
+        """The next batch of the current epoch, or None at its end."""
+        self._invalidate()
+        cb = _lib.CBatch()  # the caller's own, as in C: another thread's call may be refused, not overwrite it
+        status = _check(_c.lmdbio_next(self._handle, ctypes.byref(cb)))
+        if status != _lib.OK:  # END_OF_EPOCH, DONE
+            return None
+        self._current = Batch(cb)
+        return self._current
+
+    def _invalidate(self):
+        if self._current is not None:
+            self._current._release()
+            self._current = None
+
+    def close(self):
+        """Ends this learner's part. Collective; a second call does nothing."""
+        if getattr(self, "_handle", None) is None or self._closed:  # never opened, or closed
+            return
+        self._invalidate()
+        self._closed = True  # the handle stays, so that the library says "closed" when it is used
+        status = _c.lmdbio_close(self._handle)
+        if status != _lib.ERR_HANDLE:  # closed already by finalize
+            _check(status)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _option_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    s = str(v)
+    if not s or any(c.isspace() for c in s):
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"option value {s!r}: must be one word")
+    return s

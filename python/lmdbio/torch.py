@@ -1,0 +1,59 @@
+"""PyTorch: lmdbio.torch.Dataset, an IterableDataset over lmdbio's loader for
+distributed (DDP) training loops.
+
+    ds = lmdbio.torch.Dataset("/data/train_lmdb", batch=64, epochs=90)
+    for epoch in range(90):
+        for keys, values in torch.utils.data.DataLoader(ds, batch_size=None):
+            ...   # values: uint8 tensors over shared memory, until the next batch
+
+Every rank gets len(ds) batches per epoch, the same number on every rank, so
+collective calls in the loop (DDP's gradient all-reduce) never wait for a
+rank that ran out of data. lmdbio does the batching and the prefetching:
+use batch_size=None and no DataLoader workers (a forked worker cannot use the
+loader of its parent).
+"""
+
+import torch
+import torch.utils.data
+
+from . import Loader, _lib
+
+
+def tensors(batch):
+    """The default decode: (keys, values) with keys as bytes and values as
+    torch.uint8 tensors over the batch's shared memory (no copy). The tensors
+    are valid until the next batch and must not be written: copy (or decode
+    into new tensors) what must live longer."""
+    keys = [bytes(k) for k in batch.keys]
+    # torch wants a writable buffer; the tensors alias read-only data all
+    # the same, as documented.
+    values = [torch.frombuffer(_lib.memory_view(address, length, _lib.PyBUF_WRITE), dtype=torch.uint8)
+              if length else torch.empty(0, dtype=torch.uint8)
+              for address, length in batch._addresses]
+    return keys, values
+
+
+class Dataset(torch.utils.data.IterableDataset):
+    """This rank's batches of the dataset at path, one item per batch.
+
+    Creating it opens the loader, which is collective: every rank creates
+    its Dataset with the same arguments. Options are Loader's (batch,
+    epochs, mode, remainder, ...). Each iteration walks the next epoch; an
+    item is decode(batch), by default tensors(batch). decode runs before the
+    next batch is read, so it may use the batch's zero-copy views.
+    """
+
+    def __init__(self, path, batch=64, decode=tensors, **options):
+        super().__init__()
+        self.loader = Loader(path, batch=batch, **options)
+        self.decode = decode
+
+    def __len__(self):
+        return len(self.loader)
+
+    def __iter__(self):
+        for b in self.loader:
+            yield self.decode(b)
+
+    def close(self):
+        self.loader.close()

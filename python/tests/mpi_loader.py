@@ -1,0 +1,113 @@
+"""Multi-rank checks of the Python binding; run every rank of it under
+mpirun (examples/test.sh runs 4 ranks as 2 virtual nodes):
+
+    mpirun -np 4 -x LMDBIO_RANKS_PER_NODE=2 python3 python/tests/mpi_loader.py DATASET
+
+The dataset is read independently with py-lmdb (liblmdb) for the expected
+keys and values. Checks: lmdbio.Loader delivers every record exactly once
+per epoch, with its own key and value, as zero-copy read-only views that
+are released at the next batch, the same number of batches on every rank;
+lmdbio.torch.Dataset under a DataLoader gives every rank len(ds) batches
+and no record twice. Exits non-zero on any rank's failure.
+"""
+
+import hashlib
+import sys
+
+import lmdb
+import numpy as np
+import torch.utils.data
+
+import lmdbio
+import lmdbio.torch
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def expected_records(path):
+    """(key, sha256(value)) of every record, in the database's order."""
+    env = lmdb.open(path, readonly=True, lock=False, subdir=True)
+    with env.begin() as txn:
+        out = [(bytes(k), hashlib.sha256(v).digest()) for k, v in txn.cursor()]
+    env.close()
+    return out
+
+
+def check_loader(path, expected, size):
+    n = len(expected)
+    with lmdbio.Loader(path, batch=7, epochs=2, remainder="keep") as ld:
+        check(ld.records == n and ld.epochs == 2 and ld.batch == 7, f"loader info {ld.records} {ld.epochs} {ld.batch}")
+        for epoch in range(2):
+            seen, batches, old = [0] * n, 0, None
+            for b in ld:
+                if old is not None:
+                    try:
+                        bytes(old)
+                        check(False, "a view of the previous batch was not released")
+                    except ValueError:
+                        pass
+                batches += 1
+                check(b.epoch == epoch, f"batch of epoch {b.epoch} in epoch {epoch}")
+                for r, (k, v) in zip(b.records, b):
+                    seen[r] += 1
+                    check(isinstance(v, memoryview) and v.readonly, "value is not a read-only memoryview")
+                    check(bytes(k) == expected[r][0], f"record {r}: key {bytes(k)!r}")
+                    check(hashlib.sha256(v).digest() == expected[r][1], f"record {r}: wrong value")
+                if len(b):
+                    arr = b.arrays()[0]
+                    check(arr.__array_interface__["data"][0] == b._addresses[0][0] and not arr.flags.writeable,
+                          "Batch.arrays copied the value or made it writable")
+                    old = b.values[0]
+            check(batches == len(ld), f"epoch {epoch}: {batches} batches, len(loader) {len(ld)}")
+            counts = lmdbio.allreduce_sum(seen)
+            check(all(c == 1 for c in counts),
+                  f"epoch {epoch}: {sum(c == 0 for c in counts)} records missed, {sum(c > 1 for c in counts)} repeated")
+            check(lmdbio.allreduce_sum([batches]) == [batches * size], "ranks got different numbers of batches")
+        check(ld.next() is None and list(ld) == [], "batches after the last epoch")
+
+
+def check_torch(path, expected, size):
+    index = {k: i for i, (k, _) in enumerate(expected)}
+    seen = [0] * len(expected)
+    ds = lmdbio.torch.Dataset(path, batch=5)
+    items = 0
+    for keys, values in torch.utils.data.DataLoader(ds, batch_size=None):
+        items += 1
+        check(len(keys) == 5, f"a drop-last batch of {len(keys)} records")
+        for k, v in zip(keys, values):
+            i = index[k]
+            seen[i] += 1
+            check(v.dtype == torch.uint8 and hashlib.sha256(v.numpy()).digest() == expected[i][1],
+                  f"torch: record {i}: wrong value")
+    check(items == len(ds), f"torch: {items} batches, len(ds) {len(ds)}")
+    counts = lmdbio.allreduce_sum(seen)
+    check(max(counts) <= 1, "torch: a record delivered twice")
+    check(sum(counts) == len(ds) * size * 5, f"torch: {sum(counts)} records, want {len(ds) * size * 5}")
+    ds.close()
+
+
+def main(path):
+    expected = expected_records(path)
+    top = lmdbio.topology()
+    check(np.uint8 is not None, "numpy")
+    for run in (check_loader, check_torch):
+        try:
+            run(path, expected, top["size"])
+        except Exception as e:  # noqa: BLE001: report, and let every rank finish
+            check(False, f"{run.__name__}: {type(e).__name__}: {e}")
+    for f in failures[:10]:
+        print(f"rank {top['rank']}: FAIL {f}", file=sys.stderr)
+    failed = lmdbio.allreduce_sum([len(failures)])[0]
+    if top["rank"] == 0:
+        print(f"python mpi tests on {top['size']} ranks, {top['nodes']} nodes: "
+              + ("ok" if failed == 0 else f"{failed} failures"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

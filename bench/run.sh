@@ -65,7 +65,7 @@ echo "== local disk: resnet50 workload (AU search, up to 24 emulated accelerator
 # small machine; one round, one cold epoch (later epochs would come from the
 # page cache: the dataset is smaller than this machine's memory).
 "$lmdbio" run -n 24 -- "$lmdbio" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
-	--cache cold --ranks 8,10,12,14,16,20,24 "$data" >"$out/resnet50.jsonl"
+	--page-cache cold --ranks 8,10,12,14,16,20,24 "$data" >"$out/resnet50.jsonl"
 
 echo "== emulated parallel file system" >&2
 # Explicit reads reach the emulator at up to 1 MiB per request (direct-io),
@@ -80,7 +80,7 @@ for _ in $(seq 100); do [ -e "$mnt.ready" ] && break; sleep 0.1; done
 [ -e "$mnt.ready" ] || { cat "$out/pfsemu.log" >&2; exit 1; }
 {
 	machine pfsemu
-	bench --ranks "$ranks" --modes lmdb,lmm+dio+prov,default --cache cold \
+	bench --ranks "$ranks" --modes lmdb,lmm+dio+prov,default --page-cache cold \
 		--peers torch-readahead,torch-noreadahead "$mnt/$(basename "$data")"
 } >"$out/pfsemu.jsonl"
 kill $pfs

@@ -115,7 +115,7 @@ ratio).`,
 	})
 	f.StringVar(&opt.modes, "modes", opt.modes, "modes to measure, comma-separated: "+strings.Join(loader.ModeNames(), ", ")+", default")
 	f.StringVar(&opt.ranks, "ranks", "", "rank counts to measure, comma-separated (default: the job's size; with --workload 1 to the job's size)")
-	f.StringVar(&opt.cache, "cache", opt.cache, "cache states: cold, warm or both")
+	f.StringVar(&opt.cache, "page-cache", opt.cache, "page cache states to measure: cold (dropped first), warm or both")
 	f.StringVar(&opt.consumer, "consumer", opt.consumer, "what learners do with each record, comma-separated, each run by every contender: touch (a byte in every page), sha256 (digest) or none")
 	f.StringVar(&opt.probes, "limit-probes", opt.probes, "how the storage limit is measured, comma-separated buffered|direct:STREAMSxDEPTH:SIZE (the fastest is the limit), or none")
 	f.IntVar(&opt.rounds, "rounds", opt.rounds, "rounds of interleaved measurements")
@@ -171,7 +171,7 @@ func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, e
 			return cfg, err
 		}
 	}
-	if cfg.caches, err = parseChoices("cache", o.cache, []string{"cold", "warm"}); err != nil {
+	if cfg.caches, err = parseChoices("page-cache", o.cache, []string{"cold", "warm"}); err != nil {
 		return cfg, err
 	}
 	if cfg.consumers, err = parseConsumers(o.consumer); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/lmdbio/lmdbio/pkg/loader"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ func TestStallConfig(t *testing.T) {
 	opt.loader.mode, opt.loader.batch, opt.loader.epochs = "default", 16, 1
 	opt.loader.stagger, opt.loader.ioDepth, opt.loader.prefetch = 4, 4, 2
 	opt.loader.window, opt.loader.maxSpan, opt.loader.maxGap = 64<<20, 16<<20, 1<<20
+	opt.loader.chunk, opt.loader.chunkWindow = loader.DefaultChunkBytes, loader.DefaultChunkWindow
 	cfg, fr, err := opt.config("db")
 	if err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func TestE2EBenchJSON(t *testing.T) {
 	}
 
 	out := benchExec(t, env, mpirun, "-np", "2", "--oversubscribe", bin, "bench", "--rounds", "1", "--ranks", "1,2",
-		"--cache", "warm", "--consumer", "sha256,touch", "--limit-probes", "buffered:1x1:1MiB,buffered:2x2:64KiB",
+		"--page-cache", "warm", "--consumer", "sha256,touch", "--limit-probes", "buffered:1x1:1MiB,buffered:2x2:64KiB",
 		"--batch", "16", "--json", db)
 	count := map[string]int{}
 	modes := map[string]bool{}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -68,10 +69,10 @@ func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, erro
 	opt := loader.Options{Mode: mode, Batch: f.batch, Epochs: f.epochs, Direct: f.direct, Stagger: f.stagger,
 		Window: int64(f.window), Prefetch: f.prefetch, MaxSpan: int64(f.maxSpan), MaxGap: int64(f.maxGap),
 		IODepth: f.ioDepth, Seed: f.seed, ChunkBytes: int64(f.chunk), ChunkWindow: f.chunkWindow}
-	if opt.Shuffle, err = sampler.ParseShuffle(f.shuffle); err != nil {
+	if opt.Shuffle, err = sampler.ParseShuffle(cmp.Or(f.shuffle, "none")); err != nil {
 		return loader.Options{}, usagef("--shuffle: %v", err)
 	}
-	if opt.Locality, err = loader.ParseSwitch(f.locality); err != nil {
+	if opt.Locality, err = loader.ParseSwitch(cmp.Or(f.locality, "on")); err != nil {
 		return loader.Options{}, usagef("--locality %v", err)
 	}
 	if opt.Cache, err = parseCache(f.cache); err != nil {

@@ -244,7 +244,9 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 		return Batch{}, errors.New("loader: Next after Close")
 	}
 	if l.caffe != nil {
-		return l.caffe.next()
+		b, err := l.caffe.next()
+		l.epoch, l.done = l.caffe.epoch, l.caffe.round
+		return b, err
 	}
 	if l.held != 0 {
 		if err := l.client.Release(l.held); err != nil {

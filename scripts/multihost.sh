@@ -177,7 +177,8 @@ if [ -n "$pfs_src" ] && [ ! -d "$pfs_mnt" ]; then
 	while [ ! -e "$d" ]; do made_dirs=("$d" "${made_dirs[@]}"); d=$(dirname "$d"); done
 	mkdir -p "$pfs_mnt"
 fi
-if [[ " $pfs_opts " =~ [[:space:]]--servers[=[:space:]] ]]; then
+# The hosts' emulators share their servers' queues through one file.
+if [[ " $pfs_opts " =~ [[:space:]]--servers[=[:space:]] ]] && [[ " $pfs_opts " != *" --server-state"* ]]; then
 	pfs_opts+=" --server-state $state/pfs-servers"
 fi
 

@@ -5,7 +5,7 @@ MPITAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build lib examples test test-unit test-mpi test-slurm test-nompi test-mpich test-bindings demo bench bench-campaign lint clean
+.PHONY: all deps build lib examples test test-unit test-mpi test-multihost test-slurm test-nompi test-mpich test-bindings demo bench bench-campaign lint clean
 
 all: build
 
@@ -30,7 +30,7 @@ examples: lib
 
 # test: unit tests, the build without MPI, multi-rank tests under mpirun, and
 # the Slurm tests when CI or LMDBIO_SLURM_TESTS=1 is set.
-test: deps build lint test-unit test-nompi test-mpi test-bindings test-slurm
+test: deps build lint test-unit test-nompi test-mpi test-multihost test-bindings test-slurm
 	@echo "make test: all passed"
 
 test-unit:
@@ -47,6 +47,11 @@ test-mpi: build
 # under mpirun (see examples/test.sh).
 test-bindings: build examples
 	examples/test.sh
+
+# test-multihost: a job on 2 emulated hosts (scripts/multihost.sh), skipped
+# where this machine does not allow namespaces.
+test-multihost: build
+	scripts/multihost-tests.sh
 
 test-slurm: build
 	@if [ -n "$$CI" ] || [ "$$LMDBIO_SLURM_TESTS" = 1 ]; then scripts/slurm-tests.sh; \

@@ -30,7 +30,7 @@ type genOptions struct {
 func newGenCommand() *cobra.Command {
 	opt := genOptions{records: 1000, size: "110KiB,20KiB", seed: 1, order: "key"}
 	cmd := &cobra.Command{
-		Use:   "gen --records N --size MEAN[,SD] [--datum] [--seed S] --out DIR",
+		Use:   "gen --records N --size MEAN[,SD] [--datum] [--seed S] [--out] DIR",
 		Short: "Write a synthetic ImageNet-like LMDB dataset for benchmarks and tests",
 		Long: `
 
@@ -46,7 +46,7 @@ order over many transactions, which scatters them over the file.`,
 				opt.out = args[0]
 			}
 			if opt.out == "" {
-				return usagef("gen: no output directory (--out DIR)")
+				return usagef("needs a DIR to write (--out DIR)")
 			}
 			return runGen(opt.out, opt)
 		},

@@ -28,15 +28,21 @@ EXIT STATUS
 
 // exitError carries an exit status through cobra's error return.
 type exitError struct {
-	code int
-	err  error
+	code  int
+	usage bool // a mistake on the command line: the error line names the command
+	err   error
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageError marks err as a mistake on the command line (exit 2).
-func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+// usageError marks err as a mistake on the command line (exit 2); its line
+// names the command: "lmdbio info: needs a PATH".
+func usageError(err error) error { return &exitError{code: exitUsage, usage: true, err: err} }
+
+// inputError marks err as bad input other than the command line: a dataset, a
+// variable, the way the job was launched (exit 2).
+func inputError(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }
@@ -71,8 +77,11 @@ func isBadInput(err error) bool {
 	return loader.IsBadInput(err) || errors.Is(err, topology.ErrLaunch)
 }
 
-// report prints err as the one line the user sees and returns the exit status.
-func report(err error) int {
+// report prints err as the one line the user sees and returns the exit
+// status. command is the command that ran ("lmdbio info"), named by usage
+// errors; other errors start "lmdbio: ", unless they name their command
+// themselves ("lmdbio run: ...").
+func report(command string, err error) int {
 	if err == nil || errors.Is(err, errQuiet) {
 		return exitCode(unquiet(err))
 	}
@@ -80,9 +89,34 @@ func report(err error) int {
 		fmt.Fprintln(os.Stderr, "lmdbio: interrupted")
 		return exitFailure
 	}
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintln(os.Stderr, "lmdbio: "+strings.TrimPrefix(msg, "lmdbio: "))
+	fmt.Fprintln(os.Stderr, errorLine(command, err))
 	return exitCode(err)
+}
+
+// errorLine formats err as one line.
+func errorLine(command string, err error) string {
+	msg := dedupePrefixes(strings.Join(strings.Fields(err.Error()), " "))
+	if msg == "lmdbio" || strings.HasPrefix(msg, "lmdbio ") || strings.HasPrefix(msg, "lmdbio:") {
+		return msg
+	}
+	var ee *exitError
+	if command == "" || !errors.As(err, &ee) || !ee.usage {
+		command = "lmdbio"
+	}
+	return command + ": " + msg
+}
+
+// dedupePrefixes drops a "word: " prefix that repeats the one before it,
+// as errors wrapped twice by the same package read ("reader: reader: x").
+func dedupePrefixes(msg string) string {
+	parts := strings.Split(msg, ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p != out[len(out)-1] {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ": ")
 }
 
 // errQuiet marks an error another rank has already reported: this rank only

@@ -15,10 +15,17 @@ func main() {
 // run executes the command line and returns the process exit status. It is
 // separate from main so tests can call it.
 func run(args []string) int {
+	if len(args) > 0 && args[0] == guardCommand {
+		return runGuard(args[1:])
+	}
 	root := newRootCommand()
 	root.SetArgs(args)
-	err := root.Execute()
-	return report(err)
+	cmd, err := root.ExecuteC()
+	name := "lmdbio"
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	return report(name, err)
 }
 
 func newRootCommand() *cobra.Command {
@@ -32,7 +39,7 @@ memory.` + exitStatusHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(flagError(err)) })
 	root.AddCommand(
 		newRunCommand(),
 		newTopologyCommand(),

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,7 +18,7 @@ import (
 )
 
 // TestE2EUsageErrors: mistakes on the command line end with status 2 and
-// one line, no usage dump and no trace.
+// one line that names the command, no usage dump and no trace.
 func TestE2EUsageErrors(t *testing.T) {
 	cases := [][]string{
 		{"run", "-n", "0", "--", "true"},
@@ -22,6 +27,12 @@ func TestE2EUsageErrors(t *testing.T) {
 		{"run", "--no-such-flag", "--", "true"},
 		{"run", "-N", "0", "-n", "2", "--", "true"},
 		{"run", "--ranks-per-node", "-1", "-n", "2", "--", "true"},
+		{"run", "-n", "99999999999", "--", "true"},
+		{"run", "-n", "4", "-N", "5", "--", "true"},
+		{"run", "-n", "4", "-N", "3", "--", "true"},
+		{"run", "-n", "8", "-N", "2", "--ranks-per-node", "2", "--", "true"},
+		{"run", "-N", "2", "--", "true"},
+		{"run", "--launcher-args", "--mca 'btl", "-n", "2", "--", "true"},
 		{"no-such-command"},
 		{"--no-such-flag"},
 		{"topology", "extra-argument"},
@@ -42,16 +53,49 @@ func TestE2EUsageErrors(t *testing.T) {
 		{"gen", "--size", "0", "--out", "d"},
 		{"gen", "--order", "sideways", "--out", "d"},
 		{"mpibench", "--bogus"},
+		{"mpibench", "--iters", "0"},
+		{"version", "extra"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			r := lmdbio(t, nil, args...)
-			checkOneLineError(t, r, 2, "lmdbio: ")
+			prefix := "lmdbio: "
+			if !strings.HasPrefix(args[0], "-") && args[0] != "no-such-command" {
+				prefix = "lmdbio " + args[0] + ": "
+			}
+			checkOneLineError(t, r, 2, prefix)
 			if strings.Contains(r.stdout+r.stderr, "Usage:") {
 				t.Errorf("usage dumped:\n%s", r)
 			}
+			checkNoRepeats(t, r.stderr)
 		})
+	}
+	// What the user reads for the most common mistakes.
+	for args, want := range map[string]string{
+		"info":                  "lmdbio info: needs a PATH",
+		"digest a b":            `lmdbio digest: takes PATH, got 2 arguments ("a" "b")`,
+		"topology extra":        `lmdbio topology: takes no arguments (got "extra")`,
+		"run -n abc -- true":    "lmdbio run: --ranks abc: not a whole number",
+		"run -n 4 -N 5 -- true": "lmdbio run: -N 5 with -n 4: 1 of the nodes would have no rank",
+	} {
+		if r := lmdbio(t, nil, strings.Fields(args)...); strings.TrimSpace(r.stderr) != want {
+			t.Errorf("lmdbio %s: stderr %q, want %q", args, r.stderr, want)
+		}
+	}
+}
+
+// checkNoRepeats fails when an error line says a prefix twice in a row
+// ("lmdbio: lmdbio: ", "reader: reader: ").
+func checkNoRepeats(t *testing.T, stderr string) {
+	t.Helper()
+	for _, l := range lines(stderr) {
+		parts := strings.Split(l, ": ")
+		for i := 1; i < len(parts); i++ {
+			if parts[i] == parts[i-1] || strings.HasSuffix(parts[i-1], " "+parts[i]) {
+				t.Errorf("repeated prefix %q in %q", parts[i], l)
+			}
+		}
 	}
 }
 
@@ -87,6 +131,23 @@ func TestE2ERunDryRun(t *testing.T) {
 	r = lmdbio(t, nil, "run", "--dry-run", "-n", "2", "--", "/no/such/program")
 	if r.code != 0 || !strings.HasSuffix(strings.TrimSpace(r.stdout), "/no/such/program") {
 		t.Errorf("dry run of a missing program:\n%s", r)
+	}
+	// The user's launcher options come after lmdbio's, before the command,
+	// quoted so the line can be pasted into a shell.
+	r = lmdbio(t, nil, "run", "--dry-run", "-n", "2", "--launcher-args", `--mca btl self,vader -x "GREETING=hello world"`,
+		"--", "sh", "-c", "echo $GREETING")
+	if want := ` --mca btl self,vader -x 'GREETING=hello world' sh -c 'echo $GREETING'`; r.code != 0 || !strings.HasSuffix(strings.TrimSpace(r.stdout), want) {
+		t.Errorf("dry run with launcher args: want a line ending %q:\n%s", want, r)
+	}
+}
+
+// TestE2ERunLauncherArgs: options given with --launcher-args reach the
+// launcher.
+func TestE2ERunLauncherArgs(t *testing.T) {
+	requireMPI(t)
+	r := lmdbio(t, nil, "run", "-n", "2", "--launcher-args", `-x "GREETING=hello world"`, "--", "sh", "-c", `echo "$GREETING"`)
+	if r.code != 0 || strings.Count(r.stdout, "hello world\n") != 2 {
+		t.Errorf("want hello world from both ranks:\n%s", r)
 	}
 }
 
@@ -277,5 +338,272 @@ func TestE2EDoctorJSON(t *testing.T) {
 	}
 	if !names["/dev/shm"] {
 		t.Errorf("no /dev/shm check in %v", names)
+	}
+}
+
+// uniqueSleep returns a sleep duration unique to one test run: the ranks'
+// command lines ("sleep 3123.456789") then mark the job's processes.
+func uniqueSleep() string {
+	return fmt.Sprintf("%d.%d", 3000+time.Now().Nanosecond()%1000, time.Now().UnixNano()%1e9)
+}
+
+// TestE2ERunLauncherKilled: SIGKILL of lmdbio run, which it cannot catch,
+// still ends the job within seconds, as srun's death ends its step: no
+// rank is left.
+func TestE2ERunLauncherKilled(t *testing.T) {
+	requireMPI(t)
+	for _, n := range []string{"1", "4"} {
+		t.Run("n="+n, func(t *testing.T) {
+			marker := uniqueSleep()
+			c, read := command(t.Context(), t, baseEnv(), lmdbioBin, "run", "-n", n, "--", "sleep", marker)
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer checkNoneLeft(t, marker, 0)
+			want, _ := strconv.Atoi(n)
+			if !waitFor(10*time.Second, func() bool { return countExact(procsWith(marker), "sleep "+marker) == want }) {
+				_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+				t.Fatalf("the ranks did not start: %v", procsWith(marker))
+			}
+			if err := c.Process.Kill(); err != nil { // lmdbio run alone, not its group
+				t.Fatal(err)
+			}
+			_ = c.Wait()
+			killed := time.Now()
+			if !waitFor(6*time.Second, func() bool { return len(procsWith(marker)) == 0 }) {
+				t.Errorf("6 s after lmdbio run was killed, the job still runs: %v", procsWith(marker))
+			}
+			t.Logf("job gone %v after the launcher was killed", time.Since(killed).Round(time.Millisecond))
+			guard := fmt.Sprintf("%s run-%d-", guardCommand, c.Process.Pid)
+			if !waitFor(5*time.Second, func() bool { return len(procsWith(guard)) == 0 }) {
+				t.Errorf("the guard did not exit: %v", procsWith(guard))
+			}
+			_, stderr := read()
+			if !strings.Contains(stderr, "lmdbio run: lmdbio run died; its guard stopped the job\n") {
+				t.Errorf("the guard did not say what it did:\n%s", stderr)
+			}
+			checkNoPanic(t, result{stderr: stderr})
+		})
+	}
+}
+
+// TestE2ERunRankKilled: a rank killed by a signal makes lmdbio run exit 1
+// (not mpirun's 128+9) with one line naming the rank and the signal.
+func TestE2ERunRankKilled(t *testing.T) {
+	requireMPI(t)
+	if testing.Short() {
+		t.Skip("kills MPI jobs; skipped with -short")
+	}
+	dir, _ := genDB(t, "--records", "300", "--size", "2KiB,1KiB")
+	data := filepath.Join(t.TempDir(), "ds")
+	copyDir(t, dir, data)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c, read := command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", "3", "--", lmdbioBin, "digest",
+		"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer checkNoneLeft(t, data, 2*time.Second)
+	var ranks map[int]int
+	if !waitFor(20*time.Second, func() bool { ranks = rankProcs(data); return len(ranks) == 3 }) {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the job did not start: %v", procsWith(data))
+	}
+	if err := syscall.Kill(ranks[1], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Wait()
+	stdout, stderr := read()
+	r := result{args: c.Args, stdout: lastLines(stdout, 3), stderr: stderr, code: exitStatus(c, err)}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1:\n%s", r.code, r)
+	}
+	var ours []string
+	for _, l := range lines(r.stderr) {
+		if strings.HasPrefix(l, "lmdbio run:") {
+			ours = append(ours, l)
+		}
+	}
+	if len(ours) != 1 || !strings.HasPrefix(ours[0], "lmdbio run: rank 1 ") || !strings.HasSuffix(ours[0], "was killed by signal 9 (SIGKILL)") {
+		t.Errorf("want one line naming rank 1 and SIGKILL, got %q:\n%s", ours, r)
+	}
+}
+
+// TestE2ERunExitStatus: whatever the launcher returns, lmdbio run exits 0,
+// 1 or 2; a status outside the contract is said in one line.
+func TestE2ERunExitStatus(t *testing.T) {
+	requireMPI(t)
+	for _, c := range []struct {
+		script string
+		code   int
+		line   string
+	}{
+		{`exit 0`, 0, ""},
+		{`[ "$OMPI_COMM_WORLD_RANK" = 1 ] && exit 2; exit 0`, 2, ""},
+		{`[ "$OMPI_COMM_WORLD_RANK" = 1 ] && exit 1; exit 0`, 1, ""},
+		{`[ "$OMPI_COMM_WORLD_RANK" = 0 ] && exit 3; exit 0`, 1, "lmdbio run: the job failed: "},
+		{`[ "$OMPI_COMM_WORLD_RANK" = 0 ] && kill -TERM $$; exit 0`, 1, "lmdbio run: the job failed: "},
+	} {
+		t.Run(c.script, func(t *testing.T) {
+			r := lmdbio(t, nil, "run", "-n", "2", "--", "sh", "-c", c.script)
+			if r.code != c.code {
+				t.Errorf("exit %d, want %d:\n%s", r.code, c.code, r)
+			}
+			var ours []string
+			for _, l := range lines(r.stderr) {
+				if strings.HasPrefix(l, "lmdbio") {
+					ours = append(ours, l)
+				}
+			}
+			if (c.line == "") != (len(ours) == 0) || (c.line != "" && (len(ours) != 1 || !strings.HasPrefix(ours[0], c.line))) {
+				t.Errorf("want lmdbio lines starting %q, got %q:\n%s", c.line, ours, r)
+			}
+		})
+	}
+}
+
+// TestE2ERunCleansShm: when the job fails because its processes died by
+// signal, lmdbio run removes what they left in /dev/shm (lmdbio segments
+// of the job, Open MPI's vader_segment files of the job) and nothing of
+// any other job.
+func TestE2ERunCleansShm(t *testing.T) {
+	requireMPI(t)
+	if testing.Short() {
+		t.Skip("kills MPI jobs; skipped with -short")
+	}
+	dir, _ := genDB(t, "--records", "300", "--size", "2KiB,1KiB", "--order", "random")
+	data := filepath.Join(t.TempDir(), "ds")
+	copyDir(t, dir, data)
+
+	// Files of other jobs whose processes are gone: they must stay.
+	deadPID := deadProcess(t)
+	decoys := []string{
+		fmt.Sprintf("vader_segment.%s.%d.%x.0", "e2ehost", os.Geteuid(), 0x7fff0001),
+		fmt.Sprintf("lmdbio.e2e-other-job.%d.node0", deadPID),
+	}
+	for _, name := range decoys {
+		p := filepath.Join(shmDir, name)
+		if err := os.WriteFile(p, []byte("another job's"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(p)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c, read := command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", "4", "--", lmdbioBin, "digest",
+		"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer checkNoneLeft(t, data, 2*time.Second)
+	var ranks map[int]int
+	if !waitFor(20*time.Second, func() bool { ranks = rankProcs(data); return len(ranks) == 4 }) {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the job did not start: %v", procsWith(data))
+	}
+	jobID, ompiJob := procEnv(ranks[0], "LMDBIO_JOB_ID"), procEnv(ranks[0], "OMPI_MCA_ess_base_jobid")
+	if jobID == "" || ompiJob == "" {
+		t.Fatalf("rank 0 has LMDBIO_JOB_ID=%q OMPI_MCA_ess_base_jobid=%q", jobID, ompiJob)
+	}
+	// A segment of this job left by a process that died before it could
+	// remove it, as a reader killed while it sets up leaves one.
+	leaked := filepath.Join(shmDir, fmt.Sprintf("lmdbio.%s.%d.node0", jobID, deadPID))
+	if err := os.WriteFile(leaked, []byte("left by a dead reader"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(leaked)
+	n, _ := strconv.ParseUint(ompiJob, 10, 32)
+	vader := fmt.Sprintf(".%x.", n)
+	if !waitFor(10*time.Second, func() bool { return len(shmFilesWith(vader)) == 4 }) {
+		t.Fatalf("Open MPI made no vader files of job %x: %v", n, shmFilesWith("vader_segment"))
+	}
+
+	// Killing mpirun, the ranks' parent, makes them die without cleaning
+	// up after them.
+	mpirun := parentOf(ranks[0])
+	if !strings.Contains(procCmdline(mpirun), "mpirun") {
+		t.Fatalf("rank 0's parent %d is %q, not mpirun", mpirun, procCmdline(mpirun))
+	}
+	if err := syscall.Kill(mpirun, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Wait()
+	stdout, stderr := read()
+	r := result{args: c.Args, stdout: lastLines(stdout, 3), stderr: stderr, code: exitStatus(c, err)}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1:\n%s", r.code, r)
+	}
+	if left := shmFilesWith(vader); len(left) > 0 {
+		t.Errorf("vader files of the job left: %v", left)
+	}
+	if _, err := os.Stat(leaked); err == nil {
+		t.Errorf("the job's segment %s was left", leaked)
+	}
+	for _, name := range decoys {
+		if _, err := os.Stat(filepath.Join(shmDir, name)); err != nil {
+			t.Errorf("another job's file was removed: %v", err)
+		}
+	}
+}
+
+// parentOf returns the parent of process pid, 0 if it is gone.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// procCmdline returns the command line of process pid.
+func procCmdline(pid int) string {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return string(bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '}))
+}
+
+// shmFilesWith lists the files in /dev/shm whose names contain s.
+func shmFilesWith(s string) []string {
+	ents, _ := os.ReadDir(shmDir)
+	var out []string
+	for _, e := range ents {
+		if strings.Contains(e.Name(), s) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// deadProcess returns the pid of a process that has exited.
+func deadProcess(t *testing.T) int {
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return c.Process.Pid
+}
+
+// TestE2ESingletonSessionDir: lmdbio started without a launcher (an Open
+// MPI singleton) does not depend on the session directory that all
+// processes of the user share, where singletons started at once race
+// (here: made unusable, as a losing racer finds it).
+func TestE2ESingletonSessionDir(t *testing.T) {
+	requireMPI(t)
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	tmp := shortTempDir(t)
+	if err := os.WriteFile(filepath.Join(tmp, fmt.Sprintf("ompi.%s.%d", host, os.Geteuid())), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := lmdbio(t, []string{"TMPDIR=" + tmp}, "topology")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "rank=0 ") {
+		t.Errorf("a singleton failed:\n%s", r)
+	}
+	ents, _ := os.ReadDir(tmp)
+	if len(ents) != 1 {
+		t.Errorf("the singleton left %d entries in TMPDIR, want only the planted one", len(ents))
 	}
 }

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/shm"
+	"golang.org/x/term"
+)
+
+// How long lmdbio run waits for what a job leaves behind.
+const (
+	stderrDrainWait = 2 * time.Second        // the launcher's stderr, after it exits
+	leftoverGrace   = 2 * time.Second        // killed leftovers to be gone
+	watchFirst      = 20 * time.Millisecond  // first look for the job's processes
+	watchEvery      = 500 * time.Millisecond // later looks
+)
+
+// stopSignals are the signals lmdbio run passes on to the launcher that end
+// a job; the others it forwards (SIGUSR1, SIGUSR2) are for the ranks.
+var stopSignals = map[os.Signal]bool{syscall.SIGINT: true, syscall.SIGTERM: true, syscall.SIGHUP: true, syscall.SIGQUIT: true}
+
+// runLaunch runs the planned launcher and returns lmdbio run's outcome as
+// an error (nil on success).
+//
+// The job is marked: the launcher and every process it starts on this host
+// carry shm.JobIDEnv=<id>, so that lmdbio run can find them whatever
+// process group or session they are in. A guard process ends the job if
+// lmdbio run itself dies (even by SIGKILL), as srun's death ends its step.
+// The launcher's stderr passes through lmdbio run, which reads the line
+// in which the launcher names a rank killed by a signal.
+func runLaunch(l launch) error {
+	id := newRunID()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer errR.Close()
+	c := exec.Command(l.argv[0], l.argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, errW
+	c.Env = append(append(os.Environ(), l.env...), shm.JobIDEnv+"="+id)
+	// In a batch context (no terminal) the launcher gets a process group of
+	// its own, killed once it exits. At a terminal it stays in the
+	// foreground group, where Ctrl-C reaches it and it ends the job itself.
+	interactive := term.IsTerminal(int(os.Stdin.Fd()))
+	if !interactive {
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(sigs)
+	err = c.Start()
+	errW.Close()
+	if err != nil {
+		return inputError(fmt.Errorf("lmdbio run: cannot start %s: %w", l.argv[0], err))
+	}
+	launched, _ := procStart(c.Process.Pid)
+	g, gerr := startGuard(id, c.Process.Pid, launched, errR)
+	if gerr != nil {
+		fmt.Fprintf(os.Stderr, "lmdbio run: no guard for the job (%v): if lmdbio run is killed, the job may go on\n", gerr)
+	}
+
+	var scan deathScanner
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.MultiWriter(os.Stderr, &scan), errR)
+		close(copied)
+	}()
+	w := newJobWatcher(id, g)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+
+	out := jobOutcome{launcher: filepath.Base(l.argv[0])}
+	var waitErr error
+wait:
+	for {
+		select {
+		case s := <-sigs:
+			if stopSignals[s] {
+				out.stoppedBy = s.(syscall.Signal)
+			}
+			// At a terminal, Ctrl-C and Ctrl-\ already reach the whole
+			// foreground group; sending them again would escalate mpirun's abort.
+			if interactive && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
+				continue
+			}
+			_ = c.Process.Signal(s)
+		case waitErr = <-done:
+			break wait
+		}
+	}
+	procs := w.stop()
+	if !interactive {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	}
+	procs = append(procs, killJobProcs(id, leftoverGrace)...)
+	select {
+	case <-copied:
+	case <-time.After(stderrDrainWait): // something the launcher started holds its stderr
+	}
+	out.exitCode, out.signaled = waitStatus(c, waitErr)
+	if d, ok := scan.death(); ok {
+		if d.rank < 0 {
+			d.rank = w.rankOf(d.pid)
+		}
+		out.death = &d
+	}
+	code, line := out.status()
+	if code != exitOK {
+		known := map[string]bool{}
+		ompiJobs(procs, known)
+		if _, err := cleanUpJob(id, known); err != nil {
+			fmt.Fprintf(os.Stderr, "lmdbio run: cleaning up after the job: %v\n", err)
+		}
+	}
+	g.standDown()
+	if line != "" {
+		return withCode(code, errors.New("lmdbio run: "+line))
+	}
+	return quiet(code)
+}
+
+// waitStatus reads the launcher's exit status, or the signal that ended it.
+func waitStatus(c *exec.Cmd, err error) (code int, sig syscall.Signal) {
+	if c.ProcessState == nil {
+		return exitFailure, 0
+	}
+	ws := c.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return -1, ws.Signal()
+	}
+	return ws.ExitStatus(), 0
+}
+
+// jobWatcher looks for the job's processes on this host while the job
+// runs, to learn which pid is which rank (Hydra names only the pid of a
+// rank that died) and the Open MPI job id (which names its files in
+// /dev/shm), passing the latter on to the guard.
+type jobWatcher struct {
+	id    string
+	guard *guard
+	quit  chan struct{}
+	done  chan struct{}
+
+	mu    sync.Mutex
+	ranks map[int]int // pid -> rank
+	procs map[int]jobProc
+}
+
+func newJobWatcher(id string, g *guard) *jobWatcher {
+	w := &jobWatcher{id: id, guard: g, quit: make(chan struct{}), done: make(chan struct{}),
+		ranks: map[int]int{}, procs: map[int]jobProc{}}
+	go w.run()
+	return w
+}
+
+func (w *jobWatcher) run() {
+	defer close(w.done)
+	told := map[string]bool{}
+	every := watchFirst
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-time.After(every):
+		}
+		every = min(2*every, watchEvery)
+		found := findJobProcs(w.id)
+		w.mu.Lock()
+		for _, p := range found {
+			w.procs[p.pid] = p
+			if p.rank >= 0 {
+				w.ranks[p.pid] = p.rank
+			}
+		}
+		w.mu.Unlock()
+		ompiJobs(found, told)
+		for key := range told {
+			w.guard.tell(key)
+		}
+	}
+}
+
+// stop ends the watching and returns every process seen.
+func (w *jobWatcher) stop() []jobProc {
+	close(w.quit)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []jobProc
+	for _, p := range w.procs {
+		out = append(out, p)
+	}
+	return out
+}
+
+// rankOf returns the rank that process pid was, -1 if unknown.
+func (w *jobWatcher) rankOf(pid int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r, ok := w.ranks[pid]; ok {
+		return r
+	}
+	return -1
+}

@@ -184,10 +184,13 @@ func exitStatus(c *exec.Cmd, err error) int {
 	return c.ProcessState.ExitCode()
 }
 
+// time60s bounds a command that should take a moment.
+const time60s = 60 * time.Second
+
 // lmdbio runs the binary with the base environment and extra variables.
 func lmdbio(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	return execute(t, 60*time.Second, baseEnv(env...), lmdbioBin, args...)
+	return execute(t, time60s, baseEnv(env...), lmdbioBin, args...)
 }
 
 // mpirun runs lmdbio args on n ranks with plain mpirun; env is passed to

@@ -50,12 +50,29 @@ memory.` + exitStatusHelp,
 		newInfoCommand(),
 		newIndexCommand(),
 		newBenchCommand(),
+		newVersionCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp
 	}
+	// lmdbio completion bash|zsh|fish|powershell: cobra's scripts, which
+	// complete commands, flags and file names.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				return usagef("no shell %q: want bash, zsh, fish or powershell", args[0])
+			}
+		}
+	}
 	usageChecks(root)
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = version
+	cobra.AddTemplateFunc("buildText", func() string { return readBuild().text() })
+	root.SetVersionTemplate("{{buildText}}")
 	return root
 }

@@ -330,6 +330,18 @@ func TestE2EDoctorJSON(t *testing.T) {
 		if names[name] {
 			t.Errorf("check %q reported twice", name)
 		}
+		// Data only: advice in words is for the text report; a bad
+		// verdict names its problem from a fixed vocabulary.
+		if _, ok := c["advice"]; ok {
+			t.Errorf("a JSON line carries advice: %s", l)
+		}
+		problem, _ := c["problem"].(string)
+		if problem != "" && !slices.Contains([]string{"no-mpi", "untested-mpi", "not-found", "no-answer", "no-plugin", "no-shm", "small-shm", "low-limit"}, problem) {
+			t.Errorf("problem %q is not in the vocabulary: %s", problem, l)
+		}
+		if (verdict == "fail") != (verdict == "fail" && problem != "") {
+			t.Errorf("a failed check without its problem: %s", l)
+		}
 		names[name] = true
 		failed = failed || verdict == "fail"
 	}

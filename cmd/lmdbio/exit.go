@@ -106,17 +106,26 @@ func errorLine(command string, err error) string {
 	return command + ": " + msg
 }
 
-// dedupePrefixes drops a "word: " prefix that repeats the one before it,
-// as errors wrapped twice by the same package read ("reader: reader: x").
+// dedupePrefixes drops a "word: " prefix said before in the line, as errors
+// wrapped twice by one package read ("reader: reader: short read", "shm:
+// create x: shm: no space"): a segment repeated right after itself, or a
+// package name (one lower-case word) repeated anywhere.
 func dedupePrefixes(msg string) string {
 	parts := strings.Split(msg, ": ")
 	out := parts[:1]
+	seen := map[string]bool{parts[0]: true}
 	for _, p := range parts[1:] {
-		if p != out[len(out)-1] {
-			out = append(out, p)
+		if p == out[len(out)-1] || (seen[p] && isPackageName(p)) {
+			continue
 		}
+		seen[p] = true
+		out = append(out, p)
 	}
 	return strings.Join(out, ": ")
+}
+
+func isPackageName(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789") == ""
 }
 
 // errQuiet marks an error another rank has already reported: this rank only

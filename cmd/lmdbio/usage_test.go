@@ -50,7 +50,9 @@ func TestErrorLine(t *testing.T) {
 		{"lmdbio run", errors.New("lmdbio run: rank 1 was killed"), "lmdbio run: rank 1 was killed"},
 		{"lmdbio", errors.New("lmdbio: lmdbio: twice"), "lmdbio: twice"},
 		{"", fmt.Errorf("reader: %w", fmt.Errorf("reader: %w", errors.New("short read"))), "lmdbio: reader: short read"},
-		{"", errors.New("a: b: b: b: c: a"), "lmdbio: a: b: c: a"},
+		{"", errors.New("a: b: b: b: c: a"), "lmdbio: a: b: c"},
+		{"", errors.New("/d: shm: create x: shm: need 2 MiB"), "lmdbio: /d: shm: create x: need 2 MiB"},
+		{"", errors.New("/d: open /d: not found: open /d: x"), "lmdbio: /d: open /d: not found: open /d: x"},
 		{"", errors.New("two\nlines"), "lmdbio: two lines"},
 	} {
 		if got := errorLine(c.command, c.err); got != c.want {

@@ -28,14 +28,14 @@ import (
 // Go program has many threads.
 //
 // The guard runs in its own process group, so a Ctrl-C or a signal to
-// lmdbio run's group does not reach it. It holds the read end of the
-// launcher's stderr pipe too, and copies it out once lmdbio run is gone, so
-// the launcher never writes into a pipe without a reader while it ends the
-// job.
+// lmdbio run's group does not reach it. It holds the read ends of the
+// launcher's output pipes too, and copies them out once lmdbio run is gone,
+// so the launcher never writes into a pipe without a reader while it ends
+// the job.
 
 // guardCommand is the hidden first argument that runs lmdbio as a guard:
 // lmdbio __guard JOB-ID LAUNCHER-PID LAUNCHER-START, with the control pipe
-// on stdin and the launcher's stderr on fd 3.
+// on stdin and the launcher's stderr and stdout on fds 3 and 4.
 const guardCommand = "__guard"
 
 // guardGrace is how long the guard lets the launcher end the job itself.
@@ -50,8 +50,8 @@ type guard struct {
 }
 
 // startGuard starts the guard of job id, whose launcher is process pid
-// started at start; stderr is the read end of the launcher's stderr.
-func startGuard(id string, pid int, start uint64, stderr *os.File) (*guard, error) {
+// started at start; stderr and stdout are the read ends of the launcher's.
+func startGuard(id string, pid int, start uint64, stderr, stdout *os.File) (*guard, error) {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -60,8 +60,8 @@ func startGuard(id string, pid int, start uint64, stderr *os.File) (*guard, erro
 	// /proc/self/exe is this very binary, even if its file was replaced
 	// since it started.
 	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"lmdbio", guardCommand, id, strconv.Itoa(pid), strconv.FormatUint(start, 10)}}
-	c.Stdin, c.Stderr = ctlR, os.Stderr
-	c.ExtraFiles = []*os.File{stderr}
+	c.Stdin, c.Stdout, c.Stderr = ctlR, os.Stdout, os.Stderr
+	c.ExtraFiles = []*os.File{stderr, stdout}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.Start(); err != nil {
 		ctlW.Close()
@@ -123,6 +123,7 @@ func runGuard(args []string) int {
 	}
 	// lmdbio run is gone: end the job.
 	go func() { _, _ = io.Copy(os.Stderr, os.NewFile(3, "launcher stderr")) }()
+	go func() { _, _ = io.Copy(os.Stdout, os.NewFile(4, "launcher stdout")) }()
 	stopLauncher(pid, start)
 	procs := killJobProcs(id, leftoverGrace)
 	ompiJobs(procs, known)

@@ -26,13 +26,9 @@ import (
 type jobProc struct {
 	pid      int
 	start    uint64 // start time, clock ticks since boot: tells a reused pid apart
-	rank     int    // world rank from the launcher's variables; -1 if none
 	ompiJob  string // Open MPI's job id (decimal), "" for other MPIs
 	vaderDir string // where Open MPI's shared-memory transport keeps its files
 }
-
-// rankEnv are the variables launchers set to a process's world rank.
-var rankEnv = []string{"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}
 
 // findJobProcs lists this user's live processes that carry job id in
 // their environment.
@@ -74,14 +70,8 @@ func newJobProc(pid int, start uint64, env []byte) jobProc {
 			vars[k] = v
 		}
 	}
-	p := jobProc{pid: pid, start: start, rank: -1, ompiJob: vars["OMPI_MCA_ess_base_jobid"],
+	p := jobProc{pid: pid, start: start, ompiJob: vars["OMPI_MCA_ess_base_jobid"],
 		vaderDir: vars["OMPI_MCA_btl_vader_backing_directory"]}
-	for _, name := range rankEnv {
-		if r, err := strconv.Atoi(vars[name]); err == nil && r >= 0 {
-			p.rank = r
-			break
-		}
-	}
 	if p.vaderDir == "" {
 		p.vaderDir = "/dev/shm"
 	}

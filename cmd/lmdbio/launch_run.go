@@ -18,7 +18,7 @@ import (
 
 // How long lmdbio run waits for what a job leaves behind.
 const (
-	stderrDrainWait = 2 * time.Second        // the launcher's stderr, after it exits
+	outputDrainWait = 2 * time.Second        // the launcher's output, after it exits
 	leftoverGrace   = 2 * time.Second        // killed leftovers to be gone
 	watchFirst      = 20 * time.Millisecond  // first look for the job's processes
 	watchEvery      = 500 * time.Millisecond // later looks
@@ -35,17 +35,24 @@ var stopSignals = map[os.Signal]bool{syscall.SIGINT: true, syscall.SIGTERM: true
 // carry shm.JobIDEnv=<id>, so that lmdbio run can find them whatever
 // process group or session they are in. A guard process ends the job if
 // lmdbio run itself dies (even by SIGKILL), as srun's death ends its step.
-// The launcher's stderr passes through lmdbio run, which reads the line
-// in which the launcher names a rank killed by a signal.
+// The launcher's output passes through lmdbio run, which reads the lines
+// in which the launcher names a rank killed by a signal (on stderr, or
+// stdout for MPICH's Hydra).
 func runLaunch(l launch) error {
 	id := newRunID()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer outR.Close()
 	errR, errW, err := os.Pipe()
 	if err != nil {
+		outW.Close()
 		return err
 	}
 	defer errR.Close()
 	c := exec.Command(l.argv[0], l.argv[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, errW
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, outW, errW
 	c.Env = append(append(os.Environ(), l.env...), shm.JobIDEnv+"="+id)
 	// In a batch context (no terminal) the launcher gets a process group of
 	// its own, killed once it exits. At a terminal it stays in the
@@ -59,22 +66,23 @@ func runLaunch(l launch) error {
 		syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sigs)
 	err = c.Start()
+	outW.Close()
 	errW.Close()
 	if err != nil {
 		return inputError(fmt.Errorf("lmdbio run: cannot start %s: %w", l.argv[0], err))
 	}
 	launched, _ := procStart(c.Process.Pid)
-	g, gerr := startGuard(id, c.Process.Pid, launched, errR)
+	g, gerr := startGuard(id, c.Process.Pid, launched, errR, outR)
 	if gerr != nil {
 		fmt.Fprintf(os.Stderr, "lmdbio run: no guard for the job (%v): if lmdbio run is killed, the job may go on\n", gerr)
 	}
 
-	var scan deathScanner
+	var errScan, outScan deathScanner
+	var copies sync.WaitGroup
+	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(os.Stderr, &errScan), errR) })
+	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(os.Stdout, &outScan), outR) })
 	copied := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.MultiWriter(os.Stderr, &scan), errR)
-		close(copied)
-	}()
+	go func() { copies.Wait(); close(copied) }()
 	w := newJobWatcher(id, g)
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
@@ -105,13 +113,14 @@ wait:
 	procs = append(procs, killJobProcs(id, leftoverGrace)...)
 	select {
 	case <-copied:
-	case <-time.After(stderrDrainWait): // something the launcher started holds its stderr
+	case <-time.After(outputDrainWait): // something the launcher started holds its output
 	}
 	out.exitCode, out.signaled = waitStatus(c, waitErr)
-	if d, ok := scan.death(); ok {
-		if d.rank < 0 {
-			d.rank = w.rankOf(d.pid)
-		}
+	d, ok := errScan.death()
+	if !ok {
+		d, ok = outScan.death()
+	}
+	if ok {
 		out.death = &d
 	}
 	code, line := out.status()
@@ -142,9 +151,9 @@ func waitStatus(c *exec.Cmd, err error) (code int, sig syscall.Signal) {
 }
 
 // jobWatcher looks for the job's processes on this host while the job
-// runs, to learn which pid is which rank (Hydra names only the pid of a
-// rank that died) and the Open MPI job id (which names its files in
-// /dev/shm), passing the latter on to the guard.
+// runs, to learn the Open MPI job ids that name their files in /dev/shm
+// (the processes may be gone when the job fails), and passes them on to the
+// guard.
 type jobWatcher struct {
 	id    string
 	guard *guard
@@ -152,13 +161,11 @@ type jobWatcher struct {
 	done  chan struct{}
 
 	mu    sync.Mutex
-	ranks map[int]int // pid -> rank
 	procs map[int]jobProc
 }
 
 func newJobWatcher(id string, g *guard) *jobWatcher {
-	w := &jobWatcher{id: id, guard: g, quit: make(chan struct{}), done: make(chan struct{}),
-		ranks: map[int]int{}, procs: map[int]jobProc{}}
+	w := &jobWatcher{id: id, guard: g, quit: make(chan struct{}), done: make(chan struct{}), procs: map[int]jobProc{}}
 	go w.run()
 	return w
 }
@@ -178,9 +185,6 @@ func (w *jobWatcher) run() {
 		w.mu.Lock()
 		for _, p := range found {
 			w.procs[p.pid] = p
-			if p.rank >= 0 {
-				w.ranks[p.pid] = p.rank
-			}
 		}
 		w.mu.Unlock()
 		ompiJobs(found, told)
@@ -201,14 +205,4 @@ func (w *jobWatcher) stop() []jobProc {
 		out = append(out, p)
 	}
 	return out
-}
-
-// rankOf returns the rank that process pid was, -1 if unknown.
-func (w *jobWatcher) rankOf(pid int) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if r, ok := w.ranks[pid]; ok {
-		return r
-	}
-	return -1
 }

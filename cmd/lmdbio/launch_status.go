@@ -41,14 +41,14 @@ func signalName(s syscall.Signal) string {
 }
 
 // The lines launchers print when a rank dies by a signal. Open MPI (and
-// PRRTE): "mpirun noticed that process rank 2 with PID 123 on node n1
-// exited on signal 9 (Killed)." MPICH's Hydra names the pid (and, from 4.1,
-// the rank) in one line of a box and the signal in a later one:
-// "=   RANK 2 PID 706 RUNNING AT n1" ... "EXIT STRING: Killed (signal 9)".
-// srun: "srun: error: n1: task 2: Killed".
+// PRRTE), on stderr: "mpirun noticed that process rank 2 with PID 123 on
+// node n1 exited on signal 9 (Killed)." (for ranks that called MPI_Init).
+// srun, on stderr: "srun: error: n1: task 2: Killed". MPICH's Hydra, on
+// stdout: "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
+// 9)"; the pid in its box above that line is often another rank's, one
+// Hydra killed while cleaning up, so only the signal is taken from it.
 var (
 	ompiDeath   = regexp.MustCompile(`process rank (\d+) with PID (\d+) on node (\S+) exited on signal (\d+)`)
-	hydraWhere  = regexp.MustCompile(`(?:RANK (\d+) )?PID (\d+) RUNNING AT (\S+)`)
 	hydraSignal = regexp.MustCompile(`EXIT STRING: .*\(signal (\d+)\)`)
 	srunDeath   = regexp.MustCompile(`^srun: error: (\S+): tasks? (\d+)(?:-\d+)?: (.+)$`)
 )
@@ -59,7 +59,6 @@ var (
 type deathScanner struct {
 	mu      sync.Mutex
 	partial []byte
-	hydra   rankDeath // the pid and host of Hydra's box, until its signal line
 	first   *rankDeath
 }
 
@@ -90,17 +89,8 @@ func (s *deathScanner) line(l string) {
 		s.first = &rankDeath{rank: atoi(m[1], -1), pid: atoi(m[2], 0), host: m[3], signal: syscall.Signal(atoi(m[4], 0))}
 		return
 	}
-	if m := hydraWhere.FindStringSubmatch(l); m != nil {
-		s.hydra = rankDeath{rank: atoi(m[1], -1), pid: atoi(m[2], 0), host: m[3]}
-		return
-	}
 	if m := hydraSignal.FindStringSubmatch(l); m != nil {
-		d := s.hydra
-		if d.host == "" {
-			d.rank = -1
-		}
-		d.signal = syscall.Signal(atoi(m[1], 0))
-		s.first = &d
+		s.first = &rankDeath{rank: -1, signal: syscall.Signal(atoi(m[1], 0))}
 		return
 	}
 	if m := srunDeath.FindStringSubmatch(l); m != nil {

@@ -223,9 +223,9 @@ mpirun noticed that process rank 3 with PID 0 on node vm exited on signal 15 (Te
 ===================================================================================
 YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)
 This typically refers to a problem with your application.
-`, "a rank (pid 706) on vm was killed by signal 9 (SIGKILL)"},
+`, "a rank was killed by signal 9 (SIGKILL)"},
 		{"hydra 4.1", "=   RANK 3 PID 81 RUNNING AT n2\n=   KILLED BY SIGNAL: 6 (Aborted)\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Aborted (signal 6)\n",
-			"rank 3 (pid 81) on n2 was killed by signal 6 (SIGABRT)"},
+			"a rank was killed by signal 6 (SIGABRT)"},
 		{"hydra exit code only", "=   PID 706 RUNNING AT vm\n=   EXIT CODE: 3\n", ""},
 		{"srun", "srun: error: node3: task 5: Segmentation fault (core dumped)\nsrun: error: node3: task 6: Killed\n",
 			"rank 5 on node3 was killed by signal 11 (SIGSEGV)"},

@@ -248,3 +248,35 @@ func TestMPITestsCountsSkips(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeInstall: make install puts the command and its completions under
+// PREFIX, and the installed command runs.
+func TestMakeInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds lmdbio; skipped with -short")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	prefix := t.TempDir()
+	if out, stderr, code := run(t, []string{"GO=" + goTool()}, "make", "install", "PREFIX="+prefix); code != 0 {
+		t.Fatalf("make install: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, f := range []string{"bin/lmdbio", "share/bash-completion/completions/lmdbio", "share/zsh/site-functions/_lmdbio",
+		"share/fish/vendor_completions.d/lmdbio.fish"} {
+		if st, err := os.Stat(filepath.Join(prefix, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not installed: %v", f, err)
+		}
+	}
+	// The version make gave it: git's description of the checkout.
+	want := "devel"
+	if _, err := exec.LookPath("git"); err == nil {
+		if d, _, code := run(t, nil, "git", "describe", "--tags", "--always", "--dirty"); code == 0 {
+			want = strings.TrimSpace(d)
+		}
+	}
+	out, _, code := run(t, nil, filepath.Join(prefix, "bin/lmdbio"), "version")
+	if code != 0 || !strings.HasPrefix(out, "lmdbio "+want+"\n") {
+		t.Errorf("the installed command says:\n%s\nwant version %s", out, want)
+	}
+}

@@ -5,6 +5,7 @@
 #      Spack and module-provided Open MPI), mpich (MPICH and its derivatives);
 #   2. the compiler wrapper $MPICC (default mpicc): --showme:compile and
 #      --showme:link (Open MPI), else -show (MPICH, Intel MPI, MVAPICH).
+# MPICC set in the environment names the MPI to use: its wrapper comes first.
 #
 #   scripts/mpi-flags.sh [--env] [TAGS]  shell assignments for eval: MPITAGS, and for the
 #                                        mpiflags tag exported CGO_CFLAGS and CGO_LDFLAGS
@@ -29,8 +30,11 @@ mpicc=${MPICC:-mpicc}
 
 how="" family="" cflags="" libs=""
 
-# find sets how, family, cflags and libs, or fails when no MPI is found.
+# find_mpi sets how, family, cflags and libs, or fails when no MPI is found.
 find_mpi() {
+	if [ -n "${MPICC:-}" ] && wrapper; then
+		return 0
+	fi
 	local mod
 	for mod in mpi ompi-c ompi mpich; do
 		if "$pkg_config" --exists "$mod" 2>/dev/null; then
@@ -42,6 +46,11 @@ find_mpi() {
 			return 0
 		fi
 	done
+	wrapper
+}
+
+# wrapper asks the compiler wrapper $mpicc for its flags.
+wrapper() {
 	if ! command -v "$mpicc" >/dev/null 2>&1; then
 		return 1
 	fi
@@ -100,7 +109,7 @@ case $mode in
 	*" mpich "* | *" nompi "*) echo "MPITAGS=$(quote "$tags")"; exit 0 ;;
 	*" mpiflags "*) ;;
 	*)
-		if [ -z "$tags" ] && "$pkg_config" --exists mpi 2>/dev/null; then
+		if [ -z "$tags" ] && [ -z "${MPICC:-}" ] && "$pkg_config" --exists mpi 2>/dev/null; then
 			echo "MPITAGS=''"
 			exit 0
 		fi

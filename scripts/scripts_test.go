@@ -58,30 +58,26 @@ func TestMPIFlagsOrder(t *testing.T) {
 	if _, err := exec.LookPath("pkg-config"); err != nil {
 		t.Skip("no pkg-config")
 	}
-	cases := []struct {
-		name    string
-		env     []string
-		which   string
-		family  string
-		cflagIn string
-	}{
-		{"module ompi-c", append(pkgConfigDir(t, "ompi-c", "ompi"), "MPICC=no-such-mpicc"), "pkg-config ompi-c", "openmpi", "-I"},
-		{"module ompi", append(pkgConfigDir(t, "ompi"), "MPICC=no-such-mpicc"), "pkg-config ompi", "openmpi", "-I"},
-		{"module mpich", append(pkgConfigDir(t, "mpich"), "MPICC=no-such-mpicc"), "pkg-config mpich", "mpich", "mpich"},
-		{"mpi first", append(pkgConfigDir(t, "mpich", "mpi"), "MPICC=no-such-mpicc"), "pkg-config mpi", "openmpi", "-I"},
+	type flagsCase struct {
+		name, which, family, cflagIn string
+		env                          []string
+	}
+	cases := []flagsCase{
+		{"module ompi-c", "pkg-config ompi-c", "openmpi", "-I", append(pkgConfigDir(t, "ompi-c", "ompi"), "MPICC=")},
+		{"module ompi", "pkg-config ompi", "openmpi", "-I", append(pkgConfigDir(t, "ompi"), "MPICC=")},
+		{"module mpich", "pkg-config mpich", "mpich", "mpich", append(pkgConfigDir(t, "mpich"), "MPICC=")},
+		{"mpi first", "pkg-config mpi", "openmpi", "-I", append(pkgConfigDir(t, "mpich", "mpi"), "MPICC=")},
 	}
 	for _, w := range []struct{ mpicc, which, family string }{
 		{"mpicc.openmpi", "mpicc.openmpi --showme", "openmpi"},
 		{"mpicc.mpich", "mpicc.mpich -show", "mpich"},
 	} {
 		if _, err := exec.LookPath(w.mpicc); err == nil {
-			cases = append(cases, struct {
-				name    string
-				env     []string
-				which   string
-				family  string
-				cflagIn string
-			}{"wrapper " + w.mpicc, []string{"PKG_CONFIG=false", "MPICC=" + w.mpicc}, w.which, w.family, "-I"})
+			cases = append(cases,
+				flagsCase{"wrapper " + w.mpicc, w.which, w.family, "-I", []string{"PKG_CONFIG=false", "MPICC=" + w.mpicc}},
+				// A wrapper named in MPICC is the user's choice: it comes
+				// before pkg-config.
+				flagsCase{"MPICC=" + w.mpicc + " first", w.which, w.family, "-I", append(pkgConfigDir(t, "mpi"), "MPICC="+w.mpicc)})
 		}
 	}
 	for _, c := range cases {

@@ -97,8 +97,11 @@ func runGen(dir string, opt genOptions) error {
 	if gopt.Progress != nil {
 		fmt.Fprintln(os.Stderr)
 	}
-	if errors.Is(err, gen.ErrOptions) || errors.Is(err, fs.ErrExist) {
+	if errors.Is(err, gen.ErrOptions) {
 		return usageError(err)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return inputError(err)
 	}
 	if err != nil {
 		return err

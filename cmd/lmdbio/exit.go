@@ -103,7 +103,10 @@ func errorLine(command string, err error) string {
 	if command == "" || !errors.As(err, &ee) || !ee.usage {
 		command = "lmdbio"
 	}
-	return command + ": " + msg
+	// "lmdbio gen: gen: ..." when the error comes from the package named
+	// like the command.
+	name := command[strings.LastIndexByte(command, ' ')+1:]
+	return command + ": " + strings.TrimPrefix(msg, name+": ")
 }
 
 // dedupePrefixes drops a "word: " prefix said before in the line, as errors

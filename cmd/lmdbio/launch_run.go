@@ -19,6 +19,7 @@ import (
 // How long lmdbio run waits for what a job leaves behind.
 const (
 	outputDrainWait = 2 * time.Second        // the launcher's output, after it exits
+	launcherLinger  = 5 * time.Second        // the launcher, to end the job once it said a rank died
 	leftoverGrace   = 2 * time.Second        // killed leftovers to be gone
 	watchFirst      = 20 * time.Millisecond  // first look for the job's processes
 	watchEvery      = 500 * time.Millisecond // later looks
@@ -89,9 +90,23 @@ func runLaunch(l launch) error {
 
 	out := jobOutcome{launcher: filepath.Base(l.argv[0])}
 	var waitErr error
+	// A launcher that said a rank died but stays (mpirun does, now and
+	// then, stuck in PMIx) is stopped as the guard would stop it.
+	linger := time.NewTicker(500 * time.Millisecond)
+	defer linger.Stop()
+	var stopped time.Time
 wait:
 	for {
 		select {
+		case <-linger.C:
+			_, seen, ok := firstDeath(&errScan, &outScan)
+			switch {
+			case ok && stopped.IsZero() && time.Since(seen) > launcherLinger:
+				_ = c.Process.Signal(syscall.SIGTERM)
+				stopped = time.Now()
+			case !stopped.IsZero() && time.Since(stopped) > guardGrace:
+				_ = c.Process.Kill()
+			}
 		case s := <-sigs:
 			if stopSignals[s] {
 				out.stoppedBy = s.(syscall.Signal)
@@ -116,11 +131,7 @@ wait:
 	case <-time.After(outputDrainWait): // something the launcher started holds its output
 	}
 	out.exitCode, out.signaled = waitStatus(c, waitErr)
-	d, ok := errScan.death()
-	if !ok {
-		d, ok = outScan.death()
-	}
-	if ok {
+	if d, _, ok := firstDeath(&errScan, &outScan); ok {
 		out.death = &d
 	}
 	code, line := out.status()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -60,6 +61,7 @@ type deathScanner struct {
 	mu      sync.Mutex
 	partial []byte
 	first   *rankDeath
+	seen    time.Time // when first was read
 }
 
 // Write takes the next bytes of the launcher's stderr.
@@ -85,6 +87,11 @@ func (s *deathScanner) line(l string) {
 	if s.first != nil {
 		return
 	}
+	defer func() {
+		if s.first != nil {
+			s.seen = time.Now()
+		}
+	}()
 	if m := ompiDeath.FindStringSubmatch(l); m != nil {
 		s.first = &rankDeath{rank: atoi(m[1], -1), pid: atoi(m[2], 0), host: m[3], signal: syscall.Signal(atoi(m[4], 0))}
 		return
@@ -100,14 +107,24 @@ func (s *deathScanner) line(l string) {
 	}
 }
 
-// death returns the first rank death seen, if any.
-func (s *deathScanner) death() (rankDeath, bool) {
+// death returns the first rank death seen, if any, and when it was read.
+func (s *deathScanner) death() (rankDeath, time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.first == nil {
-		return rankDeath{}, false
+		return rankDeath{}, time.Time{}, false
 	}
-	return *s.first, true
+	return *s.first, s.seen, true
+}
+
+// firstDeath returns the death the first of the scanners saw.
+func firstDeath(scanners ...*deathScanner) (rankDeath, time.Time, bool) {
+	for _, s := range scanners {
+		if d, at, ok := s.death(); ok {
+			return d, at, true
+		}
+	}
+	return rankDeath{}, time.Time{}, false
 }
 
 // signalByDescription finds the signal whose description (strsignal, as

@@ -239,7 +239,7 @@ This typically refers to a problem with your application.
 			for i := range len(c.out) {
 				_, _ = s.Write([]byte{c.out[i]})
 			}
-			d, ok := s.death()
+			d, _, ok := s.death()
 			got := ""
 			if ok {
 				got = d.String()

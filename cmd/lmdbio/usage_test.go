@@ -54,6 +54,7 @@ func TestErrorLine(t *testing.T) {
 		{"", errors.New("/d: shm: create x: shm: need 2 MiB"), "lmdbio: /d: shm: create x: need 2 MiB"},
 		{"", errors.New("/d: open /d: not found: open /d: x"), "lmdbio: /d: open /d: not found: open /d: x"},
 		{"", errors.New("two\nlines"), "lmdbio: two lines"},
+		{"lmdbio gen", usageError(errors.New("gen: --records must be at least 1")), "lmdbio gen: --records must be at least 1"},
 	} {
 		if got := errorLine(c.command, c.err); got != c.want {
 			t.Errorf("errorLine(%q, %q) = %q, want %q", c.command, c.err, got, c.want)

@@ -140,18 +140,8 @@ func TestBuildWithWrapper(t *testing.T) {
 	}
 }
 
-// goTool finds the go command that runs these tests.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+// goTool is the go command that runs these tests.
+func goTool() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }
 
 // TestDepsNothingMissing: where everything is present, deps.sh changes
 // nothing and needs no root: it runs as an unprivileged user, quietly.

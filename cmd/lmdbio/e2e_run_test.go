@@ -408,22 +408,8 @@ func TestE2ERunRankKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills MPI jobs; skipped with -short")
 	}
-	dir, _ := genDB(t, "--records", "300", "--size", "2KiB,1KiB")
-	data := filepath.Join(t.TempDir(), "ds")
-	copyDir(t, dir, data)
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	c, read := command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", "3", "--", lmdbioBin, "digest",
-		"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c, read, data, ranks := startBusyJob(t, 3)
 	defer checkNoneLeft(t, data, 2*time.Second)
-	var ranks map[int]int
-	if !waitFor(20*time.Second, func() bool { ranks = rankProcs(data); return len(ranks) == 3 }) {
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-		t.Fatalf("the job did not start: %v", procsWith(data))
-	}
 	if err := syscall.Kill(ranks[1], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -488,10 +474,6 @@ func TestE2ERunCleansShm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills MPI jobs; skipped with -short")
 	}
-	dir, _ := genDB(t, "--records", "300", "--size", "2KiB,1KiB", "--order", "random")
-	data := filepath.Join(t.TempDir(), "ds")
-	copyDir(t, dir, data)
-
 	// Files of other jobs whose processes are gone: they must stay.
 	deadPID := deadProcess(t)
 	decoys := []string{
@@ -506,19 +488,8 @@ func TestE2ERunCleansShm(t *testing.T) {
 		defer os.Remove(p)
 	}
 
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	c, read := command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", "4", "--", lmdbioBin, "digest",
-		"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c, read, data, ranks := startBusyJob(t, 4)
 	defer checkNoneLeft(t, data, 2*time.Second)
-	var ranks map[int]int
-	if !waitFor(20*time.Second, func() bool { ranks = rankProcs(data); return len(ranks) == 4 }) {
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-		t.Fatalf("the job did not start: %v", procsWith(data))
-	}
 	jobID, ompiJob := procEnv(ranks[0], "LMDBIO_JOB_ID"), procEnv(ranks[0], "OMPI_MCA_ess_base_jobid")
 	if jobID == "" || ompiJob == "" {
 		t.Fatalf("rank 0 has LMDBIO_JOB_ID=%q OMPI_MCA_ess_base_jobid=%q", jobID, ompiJob)
@@ -579,6 +550,29 @@ func parentOf(pid int) int {
 func procCmdline(pid int) string {
 	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 	return string(bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '}))
+}
+
+// startBusyJob starts lmdbio run -n n with a digest of many epochs, which
+// keeps the job busy until it is killed, and waits for its ranks. The
+// dataset's path (data) is unique to the job and marks its processes;
+// ranks maps world rank to pid. The job ends within a minute in any case.
+func startBusyJob(t *testing.T, n int) (c *exec.Cmd, read func() (string, string), data string, ranks map[int]int) {
+	t.Helper()
+	dir, _ := genDB(t, "--records", "300", "--size", "2KiB,1KiB", "--order", "random")
+	data = filepath.Join(t.TempDir(), "ds")
+	copyDir(t, dir, data)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	c, read = command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", strconv.Itoa(n), "--", lmdbioBin, "digest",
+		"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(20*time.Second, func() bool { ranks = rankProcs(data); return len(ranks) == n }) {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the job did not start: %v", procsWith(data))
+	}
+	return c, read, data, ranks
 }
 
 // shmFilesWith lists the files in /dev/shm whose names contain s.

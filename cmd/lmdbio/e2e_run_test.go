@@ -413,18 +413,11 @@ func TestE2ERunRankKilled(t *testing.T) {
 	if err := syscall.Kill(ranks[1], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Wait()
-	stdout, stderr := read()
-	r := result{args: c.Args, stdout: lastLines(stdout, 3), stderr: stderr, code: exitStatus(c, err)}
+	r := waitResult(c, read)
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1:\n%s", r.code, r)
 	}
-	var ours []string
-	for _, l := range lines(r.stderr) {
-		if strings.HasPrefix(l, "lmdbio run:") {
-			ours = append(ours, l)
-		}
-	}
+	ours := linesWith(r.stderr, "lmdbio run:")
 	if len(ours) != 1 || !strings.HasPrefix(ours[0], "lmdbio run: rank 1 ") || !strings.HasSuffix(ours[0], "was killed by signal 9 (SIGKILL)") {
 		t.Errorf("want one line naming rank 1 and SIGKILL, got %q:\n%s", ours, r)
 	}
@@ -452,12 +445,7 @@ func TestE2ERunExitStatus(t *testing.T) {
 			if r.code != c.code {
 				t.Errorf("exit %d, want %d:\n%s", r.code, c.code, r)
 			}
-			var ours []string
-			for _, l := range lines(r.stderr) {
-				if strings.HasPrefix(l, "lmdbio") {
-					ours = append(ours, l)
-				}
-			}
+			ours := linesWith(r.stderr, "lmdbio")
 			if (c.line == "") != (len(ours) == 0) || (c.line != "" && (len(ours) != 1 || !strings.Contains(ours[0], c.line))) {
 				t.Errorf("want lmdbio lines starting %q, got %q:\n%s", c.line, ours, r)
 			}
@@ -516,10 +504,7 @@ func TestE2ERunCleansShm(t *testing.T) {
 	if err := syscall.Kill(mpirun, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Wait()
-	stdout, stderr := read()
-	r := result{args: c.Args, stdout: lastLines(stdout, 3), stderr: stderr, code: exitStatus(c, err)}
-	if r.code != 1 {
+	if r := waitResult(c, read); r.code != 1 {
 		t.Errorf("exit %d, want 1:\n%s", r.code, r)
 	}
 	if left := shmFilesWith(vader); len(left) > 0 {
@@ -573,6 +558,25 @@ func startBusyJob(t *testing.T, n int) (c *exec.Cmd, read func() (string, string
 		t.Fatalf("the job did not start: %v", procsWith(data))
 	}
 	return c, read, data, ranks
+}
+
+// waitResult waits for a started command and says how it ended (with the
+// last lines of its output only).
+func waitResult(c *exec.Cmd, read func() (string, string)) result {
+	err := c.Wait()
+	stdout, stderr := read()
+	return result{args: c.Args, stdout: lastLines(stdout, 3), stderr: stderr, code: exitStatus(c, err)}
+}
+
+// linesWith returns the lines of s that start with prefix.
+func linesWith(s, prefix string) []string {
+	var out []string
+	for _, l := range lines(s) {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // shmFilesWith lists the files in /dev/shm whose names contain s.

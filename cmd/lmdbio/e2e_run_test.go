@@ -408,8 +408,23 @@ func TestE2ERunRankKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills MPI jobs; skipped with -short")
 	}
-	c, read, data, ranks := startBusyJob(t, 3)
-	defer checkNoneLeft(t, data, 2*time.Second)
+	// Ranks busy in collectives: the killed rank is the first thing that
+	// goes wrong. (Loader ranks may notice a dead learner and abort first;
+	// Open MPI then reports the abort, and their own line says what died.)
+	iters := strconv.Itoa(100000000 + time.Now().Nanosecond()%1000000) // marks the job
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c, read := command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", "3", "--", lmdbioBin, "mpibench", "--size", "64KiB", "--iters", iters)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer checkNoneLeft(t, "--iters "+iters, 2*time.Second)
+	var ranks map[int]int
+	if !waitFor(20*time.Second, func() bool { ranks = rankProcs("--iters " + iters); return len(ranks) == 3 }) {
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the job did not start: %v", procsWith(iters))
+	}
+	time.Sleep(200 * time.Millisecond) // into the collectives
 	if err := syscall.Kill(ranks[1], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +477,10 @@ func TestE2ERunCleansShm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills MPI jobs; skipped with -short")
 	}
-	// Files of other jobs whose processes are gone: they must stay.
+	c, read, data, ranks := startBusyJob(t, 4)
+	defer checkNoneLeft(t, data, 2*time.Second)
+	// Files of other jobs whose processes are gone: they must stay. (Made
+	// once the job runs: a new job's readers sweep dead jobs' segments.)
 	deadPID := deadProcess(t)
 	decoys := []string{
 		fmt.Sprintf("vader_segment.%s.%d.%x.0", "e2ehost", os.Geteuid(), 0x7fff0001),
@@ -475,9 +493,6 @@ func TestE2ERunCleansShm(t *testing.T) {
 		}
 		defer os.Remove(p)
 	}
-
-	c, read, data, ranks := startBusyJob(t, 4)
-	defer checkNoneLeft(t, data, 2*time.Second)
 	jobID, ompiJob := procEnv(ranks[0], "LMDBIO_JOB_ID"), procEnv(ranks[0], "OMPI_MCA_ess_base_jobid")
 	if jobID == "" || ompiJob == "" {
 		t.Fatalf("rank 0 has LMDBIO_JOB_ID=%q OMPI_MCA_ess_base_jobid=%q", jobID, ompiJob)
@@ -548,12 +563,17 @@ func startBusyJob(t *testing.T, n int) (c *exec.Cmd, read func() (string, string
 	copyDir(t, dir, data)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
-	c, read = command(ctx, t, baseEnv(), lmdbioBin, "run", "-n", strconv.Itoa(n), "--", lmdbioBin, "digest",
+	c, read, stdout := commandOut(ctx, t, baseEnv(), lmdbioBin, "run", "-n", strconv.Itoa(n), "--", lmdbioBin, "digest",
 		"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if !waitFor(20*time.Second, func() bool { ranks = rankProcs(data); return len(ranks) == n }) {
+	// Running: every rank is there and the loader delivers epochs.
+	if !waitFor(20*time.Second, func() bool {
+		ranks = rankProcs(data)
+		out, _ := os.ReadFile(stdout)
+		return len(ranks) == n && bytes.Contains(out, []byte("epoch=1 "))
+	}) {
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 		t.Fatalf("the job did not start: %v", procsWith(data))
 	}

@@ -125,9 +125,8 @@ func runGuard(args []string) int {
 	go func() { _, _ = io.Copy(os.Stderr, os.NewFile(3, "launcher stderr")) }()
 	go func() { _, _ = io.Copy(os.Stdout, os.NewFile(4, "launcher stdout")) }()
 	stopLauncher(pid, start)
-	procs := killJobProcs(id, leftoverGrace)
-	ompiJobs(procs, known)
-	if _, err := cleanUpJob(id, known); err != nil {
+	ompiJobs(killJobProcs(id, leftoverGrace), known)
+	if err := cleanUpJob(id, known); err != nil {
 		fmt.Fprintf(os.Stderr, "lmdbio run: cleaning up after the job: %v\n", err)
 	}
 	fmt.Fprintln(os.Stderr, "lmdbio run: lmdbio run died; its guard stopped the job")

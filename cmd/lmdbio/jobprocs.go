@@ -136,36 +136,29 @@ func ompiJobs(procs []jobProc, known map[string]bool) {
 // and the files of Open MPI's shared-memory transport of the Open MPI jobs
 // in ompi ("dir|jobid" keys), which Open MPI leaves when its ranks die by
 // signal. Call it once no process of the job is left here; files of other
-// jobs are never touched. It returns the paths it removed.
-func cleanUpJob(id string, ompi map[string]bool) ([]string, error) {
-	var removed []string
-	names, err := shm.SweepStale(shm.Prefix(id))
-	for _, n := range names {
-		removed = append(removed, filepath.Join("/dev/shm", n))
-	}
+// jobs are never touched.
+func cleanUpJob(id string, ompi map[string]bool) error {
+	_, err := shm.SweepStale(shm.Prefix(id))
 	errs := []error{err}
 	for key := range ompi {
 		dir, job, _ := strings.Cut(key, "|")
-		paths, err := removeVaderFiles(dir, job)
-		removed = append(removed, paths...)
-		errs = append(errs, err)
+		errs = append(errs, removeVaderFiles(dir, job))
 	}
-	return removed, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // removeVaderFiles removes this user's files of Open MPI job (decimal id)
 // from dir: vader_segment.<host>[.<uid>].<job in hex>.<local rank>.
-func removeVaderFiles(dir, job string) ([]string, error) {
+func removeVaderFiles(dir, job string) error {
 	n, err := strconv.ParseUint(job, 10, 32)
 	if err != nil {
-		return nil, nil // not an Open MPI 4 job id: nothing of ours to match
+		return nil // not an Open MPI 4 job id: nothing of ours to match
 	}
 	hex := strconv.FormatUint(n, 16)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var removed []string
 	var errs []error
 	for _, e := range ents {
 		if !isVaderFileOf(e.Name(), hex) {
@@ -175,16 +168,11 @@ func removeVaderFiles(dir, job string) ([]string, error) {
 		if err != nil || !info.Mode().IsRegular() || info.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		if err := os.Remove(path); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			continue
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
 		}
-		removed = append(removed, path)
 	}
-	return removed, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // isVaderFileOf reports whether name is a file of Open MPI's vader

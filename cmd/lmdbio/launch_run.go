@@ -18,11 +18,11 @@ import (
 
 // How long lmdbio run waits for what a job leaves behind.
 const (
-	outputDrainWait = 2 * time.Second        // the launcher's output, after it exits
-	launcherLinger  = 5 * time.Second        // the launcher, to end the job once it said a rank died
-	leftoverGrace   = 2 * time.Second        // killed leftovers to be gone
-	watchFirst      = 20 * time.Millisecond  // first look for the job's processes
-	watchEvery      = 500 * time.Millisecond // later looks
+	outputDrainWait = 2 * time.Second       // the launcher's output, after it exits
+	launcherLinger  = 5 * time.Second       // the launcher, to end the job once it said a rank died
+	leftoverGrace   = 2 * time.Second       // killed leftovers to be gone
+	watchFirst      = 20 * time.Millisecond // first look for the job's processes
+	watchFor        = time.Minute           // looks for the Open MPI job id
 )
 
 // stopSignals are the signals lmdbio run passes on to the launcher that end
@@ -121,11 +121,11 @@ wait:
 			break wait
 		}
 	}
-	procs := w.stop()
+	known := w.stop()
 	if !interactive {
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	}
-	procs = append(procs, killJobProcs(id, leftoverGrace)...)
+	ompiJobs(killJobProcs(id, leftoverGrace), known)
 	select {
 	case <-copied:
 	case <-time.After(outputDrainWait): // something the launcher started holds its output
@@ -136,9 +136,7 @@ wait:
 	}
 	code, line := out.status()
 	if code != exitOK {
-		known := map[string]bool{}
-		ompiJobs(procs, known)
-		if _, err := cleanUpJob(id, known); err != nil {
+		if err := cleanUpJob(id, known); err != nil {
 			fmt.Fprintf(os.Stderr, "lmdbio run: cleaning up after the job: %v\n", err)
 		}
 	}
@@ -162,58 +160,44 @@ func waitStatus(c *exec.Cmd, err error) (code int, sig syscall.Signal) {
 }
 
 // jobWatcher looks for the job's processes on this host while the job
-// runs, to learn the Open MPI job ids that name their files in /dev/shm
-// (the processes may be gone when the job fails), and passes them on to the
-// guard.
+// starts, to learn the Open MPI job id that names their files in /dev/shm
+// (the processes may be gone when the job fails), and passes it on to the
+// guard. It stops once it knows one, or after watchFor: it reads every
+// process's environment, which is not free on a busy node.
 type jobWatcher struct {
 	id    string
 	guard *guard
 	quit  chan struct{}
 	done  chan struct{}
-
-	mu    sync.Mutex
-	procs map[int]jobProc
+	ompi  map[string]bool // "dir|jobid" keys, as ompiJobs makes them
 }
 
 func newJobWatcher(id string, g *guard) *jobWatcher {
-	w := &jobWatcher{id: id, guard: g, quit: make(chan struct{}), done: make(chan struct{}), procs: map[int]jobProc{}}
+	w := &jobWatcher{id: id, guard: g, quit: make(chan struct{}), done: make(chan struct{}), ompi: map[string]bool{}}
 	go w.run()
 	return w
 }
 
 func (w *jobWatcher) run() {
 	defer close(w.done)
-	told := map[string]bool{}
-	every := watchFirst
-	for {
+	every, until := watchFirst, time.Now().Add(watchFor)
+	for len(w.ompi) == 0 && time.Now().Before(until) {
 		select {
 		case <-w.quit:
 			return
 		case <-time.After(every):
 		}
-		every = min(2*every, watchEvery)
-		found := findJobProcs(w.id)
-		w.mu.Lock()
-		for _, p := range found {
-			w.procs[p.pid] = p
-		}
-		w.mu.Unlock()
-		ompiJobs(found, told)
-		for key := range told {
+		every = min(2*every, time.Second)
+		ompiJobs(findJobProcs(w.id), w.ompi)
+		for key := range w.ompi {
 			w.guard.tell(key)
 		}
 	}
 }
 
-// stop ends the watching and returns every process seen.
-func (w *jobWatcher) stop() []jobProc {
+// stop ends the watching and returns the Open MPI jobs it learned.
+func (w *jobWatcher) stop() map[string]bool {
 	close(w.quit)
 	<-w.done
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []jobProc
-	for _, p := range w.procs {
-		out = append(out, p)
-	}
-	return out
+	return w.ompi
 }

@@ -50,7 +50,7 @@ here if it has not within 3 seconds.
 The exit status follows lmdbio's contract whatever the launcher returns: 0
 when every rank succeeded; 2 when a rank exited 2 (bad input or usage); 1
 for any other failure. When a rank died by a signal, one line names it:
-"lmdbio run: rank 2 (pid 4242 on node7) was killed by signal 9 (SIGKILL)".
+"lmdbio run: rank 2 on node7 was killed by signal 9 (SIGKILL)".
 When the job fails, lmdbio run removes what the job's dead processes left in
 /dev/shm on this host: lmdbio's segments and Open MPI's vader_segment files
 of this job (never those of another job).`,

@@ -45,7 +45,7 @@ lmdbio run -n 4 -- lmdbio digest PATH.`,
 			return runDigest(args[0], opt, cmd.Flags().Changed("epochs"))
 		},
 	}
-	opt.loader.register(cmd.Flags(), false)
+	opt.loader.register(cmd.Flags(), "") // always keep: every record once
 	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object per epoch")
 	cmd.Flags().BoolVarP(&opt.verbose, "verbose", "v", false, "also print time and throughput on stderr")
 	return cmd

@@ -30,7 +30,7 @@ type genOptions struct {
 func newGenCommand() *cobra.Command {
 	opt := genOptions{records: 1000, size: "110KiB,20KiB", seed: 1, order: "key"}
 	cmd := &cobra.Command{
-		Use:   "gen --records N --size MEAN[,SD] [--datum] [--seed S] --out DIR",
+		Use:   "gen --records N --size MEAN[,SD] [--datum] [--seed S] [--out] DIR",
 		Short: "Write a synthetic ImageNet-like LMDB dataset for benchmarks and tests",
 		Long: `
 
@@ -46,7 +46,7 @@ order over many transactions, which scatters them over the file.`,
 				opt.out = args[0]
 			}
 			if opt.out == "" {
-				return usagef("gen: no output directory (--out DIR)")
+				return usagef("needs a DIR to write (--out DIR)")
 			}
 			return runGen(opt.out, opt)
 		},
@@ -97,8 +97,11 @@ func runGen(dir string, opt genOptions) error {
 	if gopt.Progress != nil {
 		fmt.Fprintln(os.Stderr)
 	}
-	if errors.Is(err, gen.ErrOptions) || errors.Is(err, fs.ErrExist) {
+	if errors.Is(err, gen.ErrOptions) {
 		return usageError(err)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return inputError(err)
 	}
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ type datasetInfo struct {
 	LeafPages     uint64  `json:"leaf_pages"`
 	OverflowPages uint64  `json:"overflow_pages"`
 	KeyBytes      uint64  `json:"key_bytes"`
-	ValueBytes    uint64  `json:"value_bytes"`
+	ValueBytes    uint64  `json:"bytes"` // the sum of the value lengths, as everywhere
 	ValueMin      int64   `json:"value_min"`
 	ValueMedian   int64   `json:"value_median"`
 	ValueMean     float64 `json:"value_mean"`

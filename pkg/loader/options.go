@@ -18,7 +18,7 @@ type Options struct {
 	Epochs    int                // epochs to deliver; default 1
 
 	Direct   bool  // read with O_DIRECT (bypasses the page cache)
-	Stagger  int   // node readers on storage at once with STAG; default 1
+	Stagger  int   // node readers on storage at once with STAG; default 4
 	Window   int64 // bytes a node reads per window with COAL; default 64 MiB
 	Prefetch int   // windows read ahead of the learners; default 2
 	MaxSpan  int64 // largest single read; default 16 MiB
@@ -28,15 +28,19 @@ type Options struct {
 	Index index.LoadOptions // where the index sidecar may be kept
 }
 
+// The defaults of Options, which the command line shares.
 const (
-	defaultBatch    = 64
-	defaultWindow   = 64 << 20
-	defaultPrefetch = 2
-	defaultMaxSpan  = 16 << 20
-	defaultMaxGap   = 1 << 20
-	defaultIODepth  = 4
-	alignment       = 4096 // O_DIRECT and page alignment of arena regions
+	DefaultBatch    = 64
+	DefaultEpochs   = 1
+	DefaultStagger  = 4
+	DefaultWindow   = 64 << 20
+	DefaultPrefetch = 2
+	DefaultMaxSpan  = 16 << 20
+	DefaultMaxGap   = 1 << 20
+	DefaultIODepth  = 4
 )
+
+const alignment = 4096 // O_DIRECT and page alignment of arena regions
 
 func (o *Options) setDefaults() error {
 	if o.Topology == nil {
@@ -55,14 +59,14 @@ func (o *Options) setDefaults() error {
 	if o.Mode == (Mode{}) {
 		o.Mode = DefaultMode
 	}
-	def(&o.Batch, defaultBatch)
-	def(&o.Epochs, 1)
-	def(&o.Stagger, 1)
-	def(&o.Prefetch, defaultPrefetch)
-	def(&o.IODepth, defaultIODepth)
-	def64(&o.Window, defaultWindow)
-	def64(&o.MaxSpan, defaultMaxSpan)
-	def64(&o.MaxGap, defaultMaxGap)
+	def(&o.Batch, DefaultBatch)
+	def(&o.Epochs, DefaultEpochs)
+	def(&o.Stagger, DefaultStagger)
+	def(&o.Prefetch, DefaultPrefetch)
+	def(&o.IODepth, DefaultIODepth)
+	def64(&o.Window, DefaultWindow)
+	def64(&o.MaxSpan, DefaultMaxSpan)
+	def64(&o.MaxGap, DefaultMaxGap)
 	for _, c := range []struct {
 		name string
 		v    int64

@@ -10,8 +10,8 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 )
 
@@ -101,5 +101,5 @@ func IsBadInput(err error) bool {
 			return true
 		}
 	}
-	return lmdb.IsCorrupt(err)
+	return lmdbwalk.IsCorrupt(err)
 }

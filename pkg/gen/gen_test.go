@@ -16,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/datum"
 	"github.com/PowerDNS/lmdb-go/lmdb"
+	"github.com/lmdbio/lmdbio/pkg/datum"
 )
 
 // scan reads a dataset back: a digest of its (key, value) pairs, which the

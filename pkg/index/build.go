@@ -17,7 +17,7 @@ const maxBuildAttempts = 3
 // the meta, branch and leaf pages. If a writer commits while the walk runs,
 // the walk is repeated so the index matches one snapshot.
 func Build(dataPath string) (*Index, error) {
-	fh, err := os.Open(dataPath)
+	fh, _, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -45,7 +45,7 @@ func Build(dataPath string) (*Index, error) {
 // Identify returns the identity of the LMDB data file at dataPath as it is
 // now, reading only its meta pages.
 func Identify(dataPath string) (Identity, error) {
-	fh, err := os.Open(dataPath)
+	fh, _, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
 		return Identity{}, fmt.Errorf("index: %w", err)
 	}

@@ -96,7 +96,7 @@ func agree(c *mpi.Comm, err error) error {
 // Command-line tools exit with status 2 for them.
 func IsBadInput(err error) bool {
 	for _, target := range []error{fs.ErrNotExist, fs.ErrPermission, lmdbfmt.ErrCorrupt, lmdbfmt.ErrNotLMDB,
-		lmdbfmt.ErrUnsupported, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty} {
+		lmdbfmt.ErrUnsupported, lmdbfmt.ErrNotRegular, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty} {
 		if errors.Is(err, target) {
 			return true
 		}

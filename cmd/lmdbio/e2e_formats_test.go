@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,5 +72,17 @@ func TestE2ENotAFile(t *testing.T) {
 				checkBadInputQuickly(t, r, "lmdbio: "+path+": ")
 			}
 		})
+	}
+}
+
+// TestE2EHugeClaims: a 1 TiB sparse file whose meta pages claim 10^12
+// records is a corrupt dataset (status 2, one line), not a runtime out of
+// memory.
+func TestE2EHugeClaims(t *testing.T) {
+	dir := t.TempDir()
+	lmdbtest.Claim(t, filepath.Join(dir, "data.mdb"), 1<<40, lmdbtest.Claims{PageSize: 4096, Entries: 1e12, Depth: 1, Root: 2})
+	for _, args := range [][]string{{"digest"}, {"digest", "--mode", "lmdb"}, {"index"}, {"info"}} {
+		r := lmdbio(t, nil, append(args, dir)...)
+		checkBadInputQuickly(t, r, "lmdbio: "+dir+": ")
 	}
 }

@@ -83,6 +83,7 @@ func walk(f *lmdbfmt.File, id Identity) (*Index, error) {
 	n := min(m.Entries, maxPrealloc)
 	x := &Index{
 		id:     id,
+		psize:  f.PageSize(),
 		keyOff: make([]uint32, 1, n+1),
 		off:    make([]int64, 0, n),
 		size:   make([]uint32, 0, n),

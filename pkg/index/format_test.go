@@ -13,9 +13,10 @@ import (
 func sample() *Index {
 	return &Index{
 		id:     Identity{Size: 1 << 20, TxnID: 7, MtimeNs: 1700000000123456789},
+		psize:  4096,
 		keys:   []byte("applebananacherry"),
 		keyOff: []uint32{0, 5, 11, 11, 17},
-		off:    []int64{100, 4096 + 16, 9000, 1<<20 - 10},
+		off:    []int64{2*4096 + 100, 3*4096 + 16, 9000, 1<<20 - 10},
 		size:   []uint32{5, 50000, 0, 10},
 		total:  50015,
 	}
@@ -77,8 +78,14 @@ func TestUnmarshalRejects(t *testing.T) {
 		{"truncated", func(b []byte) []byte { return b[:len(b)-1] }},
 		{"appended byte", func(b []byte) []byte { return reseal(append(b[:len(b):len(b)], 0, 0, 0, 0, 0)) }},
 		{"bad magic", func(b []byte) []byte { b[0] = 'X'; return reseal(b) }},
-		{"other version", func(b []byte) []byte { le.PutUint32(b[8:], 2); return reseal(b) }},
-		{"reserved field", func(b []byte) []byte { b[12] = 1; return reseal(b) }},
+		{"version 1", func(b []byte) []byte { le.PutUint32(b[8:], 1); return reseal(b) }},
+		{"other version", func(b []byte) []byte { le.PutUint32(b[8:], 3); return reseal(b) }},
+		{"page size not a power of 2", func(b []byte) []byte { b[12] = 1; return reseal(b) }},
+		{"page size 0", func(b []byte) []byte { le.PutUint32(b[12:], 0); return reseal(b) }},
+		{"page size 128 KiB", func(b []byte) []byte { le.PutUint32(b[12:], 1<<17); return reseal(b) }},
+		{"value in a meta page", func(b []byte) []byte { le.PutUint64(b[offs:], 100); return reseal(b) }},
+		{"leaf value overlapping its node", func(b []byte) []byte { le.PutUint64(b[offs:], 2*4096+20); return reseal(b) }},
+		{"leaf value across a page end", func(b []byte) []byte { le.PutUint64(b[offs:], 3*4096-4); return reseal(b) }},
 		{"bad checksum", func(b []byte) []byte { b[len(b)-1] ^= 0xff; return b }},
 		{"flipped body bit", func(b []byte) []byte { b[keyOffs+3] ^= 0x10; return b }},
 		{"huge count", func(b []byte) []byte { le.PutUint64(b[40:], 1<<60); return reseal(b) }},

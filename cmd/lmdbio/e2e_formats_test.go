@@ -171,8 +171,13 @@ func TestE2ESidecarsNotTrusted(t *testing.T) {
 // it; without one, the run stops with one line saying the database changed.
 // Never a digest of other bytes.
 func TestE2EWriterDuringRun(t *testing.T) {
-	for _, lock := range []bool{true, false} {
-		t.Run(fmt.Sprintf("lock=%v", lock), func(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		lock bool
+	}{{"default", true}, {"default", false}, {"lmm+dio+prov", false}, {"lmm", true}, {"lmm", false},
+		{"lmm+dio", true}, {"lmm+dio", false}, {"lmdb", true}, {"lmdb", false}} {
+		mode, lock := c.mode, c.lock
+		t.Run(fmt.Sprintf("mode=%s,lock=%v", mode, lock), func(t *testing.T) {
 			dir, want := genDB(t, "--records", "300", "--size", "3KiB,2KiB")
 			keys := lmdbtest.Read(t, dir, false)
 			if !lock {
@@ -182,8 +187,8 @@ func TestE2EWriterDuringRun(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			const epochs = 1500
-			c, read, stdoutPath := commandOut(ctx, t, baseEnv(), lmdbioBin, "digest", "--epochs", strconv.Itoa(epochs), dir)
+			const epochs = 800
+			c, read, stdoutPath := commandOut(ctx, t, baseEnv(), lmdbioBin, "digest", "--mode", mode, "--epochs", strconv.Itoa(epochs), dir)
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -195,18 +200,21 @@ func TestE2EWriterDuringRun(t *testing.T) {
 					t.Fatal("no epoch was read in 20 s")
 				}
 			}
-			for round := range 3 {
-				var spec lmdbtest.Spec
-				for txn := range 4 {
-					var tx lmdbtest.Txn
-					for i, e := range keys {
-						if i%2 == txn%2 {
-							tx.Puts = append(tx.Puts, lmdbtest.KV{Key: e.Key, Value: bytes.Repeat([]byte{byte(round), byte(txn)}, 100+i*7%3000)})
-						}
+			// Twelve commits, each rewriting half of the records with
+			// values of new sizes: freed pages are reused from the third on.
+			var spec lmdbtest.Spec
+			for txn := range 12 {
+				var tx lmdbtest.Txn
+				for i, e := range keys {
+					if i%2 == txn%2 {
+						tx.Puts = append(tx.Puts, lmdbtest.KV{Key: e.Key, Value: bytes.Repeat([]byte{byte(txn)}, 100+(i*7+txn*500)%3000)})
 					}
-					spec.Txns = append(spec.Txns, tx)
 				}
-				lmdbtest.Write(t, dir, spec)
+				spec.Txns = append(spec.Txns, tx)
+			}
+			lmdbtest.Write(t, dir, spec)
+			if b, _ := os.ReadFile(stdoutPath); lock && len(lines(string(b))) == epochs {
+				t.Fatal("digest ended before the writer did: the test shows nothing (raise epochs)")
 			}
 			err := c.Wait()
 			stdout, stderr := read()

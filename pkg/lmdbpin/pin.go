@@ -67,10 +67,13 @@ func Open(dataPath string, txnID uint64) (*Pin, error) {
 		return nil, err
 	}
 	if env != nil {
-		if err := p.hold(env); err != nil {
+		held, err := p.hold(env)
+		if err != nil {
 			return nil, err
 		}
-		return p, nil
+		if held {
+			return p, nil
+		}
 	}
 	if p.file, _, err = lmdbfmt.OpenRegular(dataPath); err != nil {
 		return nil, err
@@ -82,20 +85,22 @@ func Open(dataPath string, txnID uint64) (*Pin, error) {
 	return p, nil
 }
 
-// hold begins the read transaction and checks its snapshot.
-func (p *Pin) hold(env *sharedEnv) error {
+// hold begins the read transaction and checks its snapshot. It holds
+// nothing, without an error, when liblmdb has no reader slot left
+// (MDB_READERS_FULL): the Pin then checks instead.
+func (p *Pin) hold(env *sharedEnv) (held bool, err error) {
 	txn, err := env.env.BeginTxn(nil, lmdb.Readonly)
 	if err != nil {
 		env.release()
-		return fmt.Errorf("lmdbpin: %s: read transaction: %w", env.path, err)
+		return false, nil
 	}
 	if got := uint64(txn.ID()); got != p.txnID {
 		txn.Abort()
 		env.release()
-		return changed("since it was indexed", got, p.txnID)
+		return false, changed("since it was indexed", got, p.txnID)
 	}
 	p.env, p.txn = env, txn
-	return nil
+	return true, nil
 }
 
 // Held reports whether a read transaction holds the snapshot, so that Check

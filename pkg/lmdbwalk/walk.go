@@ -13,6 +13,10 @@
 //     are valid until Close and must not be written to.
 //   - A Walker is used by one goroutine at a time; it may move between
 //     goroutines (lmdb-go opens every environment with MDB_NOTLS).
+//   - A Walker pins its snapshot (package lmdbpin): where the lock file can
+//     be used, writers leave its pages alone; where it cannot, Check says
+//     when a writer has committed since, after which views read before may
+//     have changed.
 package lmdbwalk
 
 import (
@@ -20,6 +24,7 @@ import (
 	"fmt"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
+	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
 )
 
 // Walker is a read transaction on an LMDB data file and a cursor in it.
@@ -27,6 +32,7 @@ type Walker struct {
 	env *lmdb.Env
 	txn *lmdb.Txn
 	cur *lmdb.Cursor
+	pin *lmdbpin.Pin
 	pos int // record under the cursor; -1 before the first
 
 	mapBase uintptr // address of file offset 0 in the map; 0 until FileOffset finds it
@@ -58,8 +64,18 @@ func Open(dataPath string) (*Walker, error) {
 		w.Close()
 		return nil, wrap("open "+dataPath, err)
 	}
+	if w.pin, err = lmdbpin.Open(dataPath, uint64(w.txn.ID())); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
+
+// Check returns an error wrapping lmdbpin.ErrChanged if the snapshot is not
+// held and the database has committed since it was taken: the keys and
+// values read before may have changed under their views. Call it after
+// using them.
+func (w *Walker) Check() error { return w.pin.Check() }
 
 // Seek walks the cursor to record i (numbered in key order from 0) one
 // record at a time, from where it is, or from the first record when i is
@@ -75,6 +91,9 @@ func (w *Walker) Seek(i int) (k, v []byte, err error) {
 		}
 		if k, v, err = w.cur.Get(nil, nil, op); err != nil {
 			w.pos = -1
+			if changed := w.Check(); changed != nil {
+				return nil, nil, changed // a writer reused the pages under the cursor
+			}
 			return nil, nil, wrap(fmt.Sprintf("cursor walk to record %d", i), err)
 		}
 		w.pos++
@@ -85,6 +104,10 @@ func (w *Walker) Seek(i int) (k, v []byte, err error) {
 // Close ends the transaction and closes the environment; views from Seek
 // become invalid. Closing twice is harmless.
 func (w *Walker) Close() error {
+	if w.pin != nil {
+		w.pin.Close()
+		w.pin = nil
+	}
 	if w.cur != nil {
 		w.cur.Close()
 		w.cur = nil

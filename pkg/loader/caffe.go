@@ -40,6 +40,10 @@ func openCaffe(ds *dataset, opt Options, _ int) (*caffeReader, error) {
 // next returns the rank's next batch as views into liblmdb's map, valid
 // until the next call.
 func (c *caffeReader) next() (Batch, error) {
+	// The views handed out last were in use until now.
+	if err := c.walk.Check(); err != nil {
+		return Batch{}, err
+	}
 	if c.epoch >= c.epochs {
 		return Batch{}, io.EOF
 	}
@@ -56,6 +60,9 @@ func (c *caffeReader) next() (Batch, error) {
 			return Batch{}, err
 		}
 		b.Records, b.Keys, b.Values = append(b.Records, r), append(b.Keys, k), append(b.Values, v)
+	}
+	if err := c.walk.Check(); err != nil {
+		return Batch{}, err
 	}
 	c.round++
 	return *b, nil

@@ -76,7 +76,10 @@ func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() err
 	if f.opt.Mode.DIO {
 		return f.fetchDirect(ctx, w, recs, keyBytes)
 	}
-	return f.fetchCopy(ctx, w, recs, keyBytes+valBytes)
+	if err := f.fetchCopy(ctx, w, recs, keyBytes+valBytes); err != nil {
+		return err
+	}
+	return f.walk.Check() // the copies came from the snapshot
 }
 
 // fetchCopy copies keys and values out of the map into the arena.
@@ -134,6 +137,9 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 		return err
 	}
 	reads, place := layoutReads(f.rd, f.buf, base, spans)
+	for _, r := range reads {
+		r.pin = f.walk // the places came from the snapshot, and so must the bytes
+	}
 	w.reads = reads
 	keyAt := base + size
 	for i, batch := range recs {

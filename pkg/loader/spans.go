@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
 	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/source"
@@ -16,8 +15,8 @@ type spanRead struct {
 	rd     *reader.SpanReader
 	dst    []byte
 	span   planner.Span
-	verify source.Verifier // when set, checks each record's bytes after the read
-	pin    *lmdbpin.Pin    // when set, checks the snapshot is still the one read
+	verify source.Verifier            // when set, checks each record's bytes after the read
+	pin    interface{ Check() error } // when set, checks the snapshot is still the one read
 	done   chan struct{}
 	err    error
 }

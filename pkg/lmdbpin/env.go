@@ -1,3 +1,5 @@
+//go:build cgo
+
 package lmdbpin
 
 import (
@@ -9,6 +11,40 @@ import (
 	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 )
+
+// snapshot is a read transaction held on a shared environment.
+type snapshot struct {
+	env *sharedEnv
+	txn *lmdb.Txn
+}
+
+// holdSnapshot begins a read transaction on the database at dataPath and
+// checks that its snapshot is transaction txnID. It returns nil, and no
+// error, when it cannot hold one: the lock file cannot be used, or liblmdb
+// has no reader slot left (MDB_READERS_FULL).
+func holdSnapshot(dataPath string, txnID uint64) (*snapshot, error) {
+	env, err := acquireEnv(dataPath)
+	if env == nil || err != nil {
+		return nil, err
+	}
+	txn, err := env.env.BeginTxn(nil, lmdb.Readonly)
+	if err != nil {
+		env.release()
+		return nil, nil
+	}
+	if got := uint64(txn.ID()); got != txnID {
+		txn.Abort()
+		env.release()
+		return nil, changed("since it was indexed", got, txnID)
+	}
+	return &snapshot{env, txn}, nil
+}
+
+// close ends the transaction.
+func (s *snapshot) close() {
+	s.txn.Abort()
+	s.env.release()
+}
 
 // sharedEnv is a database environment opened read-only with its lock file,
 // shared by the Pins of one process.

@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 )
 
@@ -51,9 +50,8 @@ var ErrChanged = errors.New("database changed")
 // Check.
 type Pin struct {
 	txnID uint64
-	env   *sharedEnv // nil when no transaction is held
-	txn   *lmdb.Txn
-	file  *os.File // the data file, for Check without a transaction
+	snap  *snapshot // the held read transaction; nil when none is held
+	file  *os.File  // the data file, for Check without a transaction
 }
 
 // Open pins the snapshot committed by transaction txnID of the LMDB data
@@ -62,18 +60,12 @@ type Pin struct {
 // transaction since.
 func Open(dataPath string, txnID uint64) (*Pin, error) {
 	p := &Pin{txnID: txnID}
-	env, err := acquireEnv(dataPath)
-	if err != nil {
-		return nil, err
-	}
-	if env != nil {
-		held, err := p.hold(env)
+	var err error
+	if p.snap, err = holdSnapshot(dataPath, txnID); err != nil || p.snap != nil {
 		if err != nil {
 			return nil, err
 		}
-		if held {
-			return p, nil
-		}
+		return p, nil
 	}
 	if p.file, _, err = lmdbfmt.OpenRegular(dataPath); err != nil {
 		return nil, err
@@ -85,27 +77,9 @@ func Open(dataPath string, txnID uint64) (*Pin, error) {
 	return p, nil
 }
 
-// hold begins the read transaction and checks its snapshot. It holds
-// nothing, without an error, when liblmdb has no reader slot left
-// (MDB_READERS_FULL): the Pin then checks instead.
-func (p *Pin) hold(env *sharedEnv) (held bool, err error) {
-	txn, err := env.env.BeginTxn(nil, lmdb.Readonly)
-	if err != nil {
-		env.release()
-		return false, nil
-	}
-	if got := uint64(txn.ID()); got != p.txnID {
-		txn.Abort()
-		env.release()
-		return false, changed("since it was indexed", got, p.txnID)
-	}
-	p.env, p.txn = env, txn
-	return true, nil
-}
-
 // Held reports whether a read transaction holds the snapshot, so that Check
 // has nothing to do.
-func (p *Pin) Held() bool { return p.txn != nil }
+func (p *Pin) Held() bool { return p.snap != nil }
 
 // Check returns an error wrapping ErrChanged if the database has committed
 // a transaction after the pinned one and the snapshot is not held. It costs
@@ -113,7 +87,7 @@ func (p *Pin) Held() bool { return p.txn != nil }
 // one. Call it after reads whose bytes must belong to the snapshot, before
 // using them.
 func (p *Pin) Check() error {
-	if p.txn != nil {
+	if p.snap != nil {
 		return nil
 	}
 	return p.check("during the run")
@@ -142,11 +116,9 @@ func changed(when string, got, want uint64) error {
 // Close ends the read transaction, or closes the data file. Closing twice
 // is harmless.
 func (p *Pin) Close() error {
-	if p.txn != nil {
-		p.txn.Abort()
-		p.txn = nil
-		p.env.release()
-		p.env = nil
+	if p.snap != nil {
+		p.snap.close()
+		p.snap = nil
 	}
 	if p.file != nil {
 		err := p.file.Close()

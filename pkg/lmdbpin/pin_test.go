@@ -1,3 +1,5 @@
+//go:build cgo
+
 package lmdbpin
 
 import (
@@ -100,8 +102,8 @@ func write(t *testing.T, path string, flags uint, rounds, seed int) {
 	}
 }
 
-// snapshot is what the index of a database says, with the bytes it points at.
-type snapshot struct {
+// indexSnap is what the index of a database says, with the bytes it points at.
+type indexSnap struct {
 	txnID  uint64
 	extent [][2]int64
 	bytes  [][]byte
@@ -109,7 +111,7 @@ type snapshot struct {
 
 // indexed walks the data file as the index builder does and keeps a copy
 // of every value.
-func indexed(t *testing.T, dataPath string) snapshot {
+func indexed(t *testing.T, dataPath string) indexSnap {
 	t.Helper()
 	img, err := os.ReadFile(dataPath)
 	if err != nil {
@@ -119,7 +121,7 @@ func indexed(t *testing.T, dataPath string) snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := snapshot{txnID: f.Meta().TxnID}
+	s := indexSnap{txnID: f.Meta().TxnID}
 	err = f.Walk(func(r lmdbfmt.Record) error {
 		s.extent = append(s.extent, [2]int64{r.Offset, r.Length})
 		s.bytes = append(s.bytes, bytes.Clone(img[r.Offset:r.Offset+r.Length]))
@@ -133,7 +135,7 @@ func indexed(t *testing.T, dataPath string) snapshot {
 
 // changedValues counts the values whose bytes in the file are no longer
 // those of the snapshot.
-func changedValues(t *testing.T, dataPath string, s snapshot) int {
+func changedValues(t *testing.T, dataPath string, s indexSnap) int {
 	t.Helper()
 	img, err := os.ReadFile(dataPath)
 	if err != nil {
@@ -371,15 +373,15 @@ func TestPinsShareOneEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.Held() || !b.Held() || a.env != b.env || a.env.refs != 2 {
-		t.Fatalf("two pins: held %v %v, same environment %v", a.Held(), b.Held(), a.env == b.env)
+	if !a.Held() || !b.Held() || a.snap.env != b.snap.env || a.snap.env.refs != 2 {
+		t.Fatalf("two pins: held %v %v, same environment %v", a.Held(), b.Held(), a.snap.env == b.snap.env)
 	}
 	a.Close()
 	a.Close()
-	if envs.m[b.env.key] == nil {
+	if envs.m[b.snap.env.key] == nil {
 		t.Fatal("closing one pin closed the shared environment")
 	}
-	key := b.env.key
+	key := b.snap.env.key
 	b.Close()
 	if envs.m[key] != nil {
 		t.Fatal("the environment outlived its last pin")

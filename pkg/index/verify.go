@@ -47,20 +47,22 @@ func (x *Index) prefixLen(i int) int64 {
 }
 
 // checkPlace checks that record i's value, with what identifies it, sits
-// where LMDB can put a value: an overflow value right after its page header,
-// a leaf value after its node and inside one page.
+// where LMDB can put a value: an overflow value right after the header of a
+// page, a leaf value after its node, node and value inside one page after
+// its header and a node pointer. (An empty value whose node ends its page
+// starts at the next page's first byte.)
 func (x *Index) checkPlace(i int) error {
 	ps := int64(x.psize)
-	at, n := x.off[i]%ps, int64(x.size[i])
-	if x.off[i]/ps < 2 {
+	start := x.off[i] - x.prefixLen(i) // the page header's or the node's first byte
+	if start < 2*ps {
 		return corruptf("record %d: value at offset %d lies in a meta page", i, x.off[i])
 	}
 	if x.overflow(i) {
 		return nil
 	}
-	if at < lmdbPageHeader+2+x.prefixLen(i) || at+n > ps {
-		return corruptf("record %d: value of %d bytes at page offset %d with a %d-byte key does not fit in a %d-byte leaf page",
-			i, n, at, x.keyOff[i+1]-x.keyOff[i], ps)
+	if at := start % ps; at < lmdbPageHeader+2 || at+x.prefixLen(i)+int64(x.size[i]) > ps {
+		return corruptf("record %d: a leaf node of a %d-byte key and a %d-byte value at page offset %d does not fit in a %d-byte page",
+			i, x.keyOff[i+1]-x.keyOff[i], x.size[i], at, ps)
 	}
 	return nil
 }

@@ -59,19 +59,20 @@ type Pin struct {
 // error wrapping ErrChanged if the database has committed another
 // transaction since.
 func Open(dataPath string, txnID uint64) (*Pin, error) {
-	p := &Pin{txnID: txnID}
-	var err error
-	if p.snap, err = holdSnapshot(dataPath, txnID); err != nil || p.snap != nil {
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	}
-	if p.file, _, err = lmdbfmt.OpenRegular(dataPath); err != nil {
+	snap, err := holdSnapshot(dataPath, txnID)
+	if err != nil {
 		return nil, err
 	}
+	if snap != nil {
+		return &Pin{txnID: txnID, snap: snap}, nil
+	}
+	file, _, err := lmdbfmt.OpenRegular(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pin{txnID: txnID, file: file}
 	if err := p.check("since it was indexed"); err != nil {
-		p.file.Close()
+		file.Close()
 		return nil, err
 	}
 	return p, nil

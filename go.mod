@@ -3,6 +3,7 @@ module github.com/lmdbio/lmdbio
 go 1.26.8
 
 require (
+	github.com/PowerDNS/lmdb-go v1.9.3
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

@@ -5,9 +5,11 @@ import (
 	"math"
 
 	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
 	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
+	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // provFetcher reads records where the index says they are (PROV): one span
@@ -15,6 +17,8 @@ import (
 // large spans.
 type provFetcher struct {
 	idx   *index.Index
+	src   source.Source // idx as blocks: each value after the bytes that identify it
+	pin   *lmdbpin.Pin  // keeps the indexed snapshot, or checks it is still the newest
 	rd    *reader.SpanReader
 	opt   Options
 	arena *arena
@@ -46,10 +50,10 @@ func (f *provFetcher) plan(batches []batchRef, first bool) (spans []planner.Span
 		// Without coalescing, a batch is one read of the bytes its records span.
 		one := popt
 		one.MaxSpan = math.MaxInt64
-		spans = append(spans, planner.Plan(f.idx, b.records, one)...)
+		spans = append(spans, planner.Plan(blockExtents{f}, b.records, one)...)
 	}
 	if f.opt.Mode.COAL {
-		spans = planner.Plan(f.idx, all, popt)
+		spans = planner.Plan(blockExtents{f}, all, popt)
 	}
 	return spans, keyBytes
 }
@@ -72,6 +76,9 @@ func (f *provFetcher) fetch(ctx context.Context, w *window, acquire func() error
 		return err
 	}
 	reads, place := layoutReads(f.rd, f.buf, base, spans)
+	for _, r := range reads {
+		r.verify, r.pin = f.src.(source.Verifier), f.pin
+	}
 	w.reads = reads
 	keyAt := base + size
 	for i, b := range w.batches {
@@ -79,7 +86,8 @@ func (f *provFetcher) fetch(ctx context.Context, w *window, acquire func() error
 			key := f.idx.Key(r)
 			copy(f.buf[keyAt:], key)
 			p := place[r]
-			w.items[i] = append(w.items[i], ring.Item{Record: int64(r), Offset: p.offset, Length: p.length,
+			_, at := f.src.BlockOf(r)
+			w.items[i] = append(w.items[i], ring.Item{Record: int64(r), Offset: p.offset + at, Length: p.length - at,
 				KeyOffset: keyAt, KeyLength: int64(len(key))})
 			w.need(i, p.read)
 			keyAt += int64(len(key))
@@ -89,6 +97,23 @@ func (f *provFetcher) fetch(ctx context.Context, w *window, acquire func() error
 }
 
 func (f *provFetcher) stats() reader.Stats { return f.rd.Stats() }
-func (f *provFetcher) close() error        { return f.rd.Close() }
+
+func (f *provFetcher) close() error {
+	err := f.rd.Close()
+	if e := f.pin.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// blockExtents gives the planner each record's block: the value and, in
+// front of it, the bytes that Verify checks.
+type blockExtents struct{ f *provFetcher }
+
+func (b blockExtents) Extent(i int) (off, n int64) {
+	off, n = b.f.idx.Extent(i)
+	_, at := b.f.src.BlockOf(i)
+	return off - at, n + at
+}
 
 func (f *provFetcher) attach(a *arena, buf []byte) { f.arena, f.buf = a, buf }

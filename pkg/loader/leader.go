@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
@@ -414,7 +415,12 @@ func newFetcher(ds *dataset, opt Options) (fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &provFetcher{idx: ds.index, rd: rd, opt: opt}, nil
+	pin, err := lmdbpin.Open(ds.Path, ds.index.Identity().TxnID)
+	if err != nil {
+		rd.Close()
+		return nil, err
+	}
+	return &provFetcher{idx: ds.index, src: ds.index.Source(ds.Path), pin: pin, rd: rd, opt: opt}, nil
 }
 
 // openArena creates the node's shared-memory arena, after removing segments

@@ -6,16 +6,19 @@ import (
 
 	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/reader"
+	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // spanRead is one read of the node reader: a planned span, the arena bytes
 // it lands in, and its outcome. done is closed once err is set.
 type spanRead struct {
-	rd   *reader.SpanReader
-	dst  []byte
-	span planner.Span
-	done chan struct{}
-	err  error
+	rd     *reader.SpanReader
+	dst    []byte
+	span   planner.Span
+	verify source.Verifier            // when set, checks each record's bytes after the read
+	pin    interface{ Check() error } // when set, checks the snapshot is still the one read
+	done   chan struct{}
+	err    error
 }
 
 // placement says where one record's bytes land in the arena, and which read
@@ -74,6 +77,14 @@ func (r *spanRead) run(ctx context.Context) {
 				r.rd.Path(), p.Record, r.span.Offset+p.Offset+p.Length, r.span.Offset+int64(n))
 			return
 		}
+		if r.verify != nil {
+			if r.err = r.verify.Verify(p.Record, r.dst[p.Offset:p.Offset+p.Length]); r.err != nil {
+				return
+			}
+		}
+	}
+	if r.pin != nil {
+		r.err = r.pin.Check()
 	}
 }
 

@@ -11,7 +11,8 @@
 // extents); its decoded bytes hold the values of one or more records.
 //
 //   - LMDB (package index): one block per record, one piece, stored as is:
-//     the value's bytes in data.mdb.
+//     the value's bytes in data.mdb, after the page or node header that
+//     identifies it (which Verify checks).
 //   - HDF5, contiguous dataset: one block per row, one piece, stored as is.
 //   - HDF5, chunked dataset: one block per run of rows that the chunks cover
 //     together; its pieces are the chunks, in file order; Decode turns them

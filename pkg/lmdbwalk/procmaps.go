@@ -1,4 +1,4 @@
-package lmdb
+package lmdbwalk
 
 import (
 	"bufio"
@@ -38,12 +38,12 @@ func findMapping(r io.Reader, addr uintptr) (m mapping, ok bool, err error) {
 func parseMapping(line string) (mapping, error) {
 	f := strings.Fields(line)
 	if len(f) < 5 {
-		return mapping{}, fmt.Errorf("lmdb: maps line %q: too few fields", line)
+		return mapping{}, fmt.Errorf("lmdbwalk: maps line %q: too few fields", line)
 	}
 	lo, hi, ok1 := strings.Cut(f[0], "-")
 	major, minor, ok2 := strings.Cut(f[3], ":")
 	if !ok1 || !ok2 {
-		return mapping{}, fmt.Errorf("lmdb: maps line %q: bad range or device", line)
+		return mapping{}, fmt.Errorf("lmdbwalk: maps line %q: bad range or device", line)
 	}
 	var m mapping
 	var nums [6]uint64
@@ -54,7 +54,7 @@ func parseMapping(line string) (mapping, error) {
 		}
 		n, err := strconv.ParseUint(s, base, 64)
 		if err != nil {
-			return mapping{}, fmt.Errorf("lmdb: maps line %q: %w", line, err)
+			return mapping{}, fmt.Errorf("lmdbwalk: maps line %q: %w", line, err)
 		}
 		nums[i] = n
 	}

@@ -1,7 +1,6 @@
-package lmdb
+package lmdbwalk
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -64,21 +63,5 @@ func TestFindMapping(t *testing.T) {
 	}
 	if _, _, err := findMapping(strings.NewReader("garbage\n"), 0); err == nil {
 		t.Error("findMapping accepted a malformed line")
-	}
-}
-
-func TestErrorIs(t *testing.T) {
-	nf := &Error{Op: "mdb_get", Code: codeNotFound, Msg: "x"}
-	if !errors.Is(nf, ErrNotFound) || errors.Is(nf, ErrMapFull) {
-		t.Error("MDB_NOTFOUND error does not match ErrNotFound alone")
-	}
-	if !IsCorrupt(&Error{Op: "mdb_cursor_get", Code: codeCorrupted}) || !IsCorrupt(&Error{Code: codePageNotFound}) || IsCorrupt(nf) {
-		t.Error("IsCorrupt misclassifies")
-	}
-	if !IsMapFull(&Error{Op: "mdb_put", Code: codeMapFull}) || IsMapFull(nf) {
-		t.Error("IsMapFull wrong")
-	}
-	if got := nf.Error(); got != "mdb_get: x" {
-		t.Errorf("Error() = %q", got)
 	}
 }

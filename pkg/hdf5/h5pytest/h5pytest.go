@@ -69,24 +69,52 @@ func Run(t testing.TB, script string, args ...string) string {
 // Write runs script with f, an h5py.File created at path, and closes it.
 func Write(t testing.TB, path, script string) {
 	t.Helper()
-	Run(t, "f = h5py.File(args[0], 'w')\n"+script+"\nf.close()\n", path)
+	WriteAll(t, []File{{path, script}})
 }
 
-// digestScript hashes every row of a dataset: h5py hands each row as a
-// numpy array in the file's own dtype (byte order included), so tobytes()
-// is the row's bytes as stored.
+// File is a file to write: Script runs with f, an h5py.File created at
+// Path, and args, the list [Path].
+type File struct {
+	Path, Script string
+}
+
+// writeScript runs the scripts its arguments name in turn (pairs of a path
+// and a script), each in a namespace of its own.
+const writeScript = `
+for path, script in zip(args[0::2], args[1::2]):
+    f = h5py.File(path, 'w')
+    exec(script, {'np': np, 'h5py': h5py, 'f': f, 'args': [path]})
+    f.close()
+`
+
+// WriteAll writes files in one Python process: starting the interpreter
+// with numpy and h5py takes longer than writing a small file.
+func WriteAll(t testing.TB, files []File) {
+	t.Helper()
+	var args []string
+	for _, f := range files {
+		args = append(args, f.Path, f.Script)
+	}
+	Run(t, writeScript, args...)
+}
+
+// digestScript hashes every row of the datasets its arguments name (pairs
+// of a path and a dataset), one line each: h5py hands each row as a numpy
+// array in the file's own dtype (byte order included), so tobytes() is the
+// row's bytes as stored.
 const digestScript = `
-d = h5py.File(args[0], 'r')[args[1]]
-total, nbytes = 0, 0
-step = max(1, (8 << 20) // max(1, d.dtype.itemsize * int(np.prod(d.shape[1:]))))
-for start in range(0, d.shape[0], step):
-    rows = d[start:start + step]
-    for k in range(rows.shape[0]):
-        v = rows[k].tobytes()
-        h = hashlib.sha256((start + k).to_bytes(8, 'little') + v).digest()
-        total = (total + int.from_bytes(h[:8], 'little')) % (1 << 64)
-        nbytes += len(v)
-print(d.shape[0], nbytes, '%016x' % total)
+for path, name in zip(args[0::2], args[1::2]):
+    d = h5py.File(path, 'r')[name]
+    total, nbytes = 0, 0
+    step = max(1, (8 << 20) // max(1, d.dtype.itemsize * int(np.prod(d.shape[1:]))))
+    for start in range(0, d.shape[0], step):
+        rows = d[start:start + step]
+        for k in range(rows.shape[0]):
+            v = rows[k].tobytes()
+            h = hashlib.sha256((start + k).to_bytes(8, 'little') + v).digest()
+            total = (total + int.from_bytes(h[:8], 'little')) % (1 << 64)
+            nbytes += len(v)
+    print(d.shape[0], nbytes, '%016x' % total)
 `
 
 // Sum is what a digest covered.
@@ -99,17 +127,37 @@ type Sum struct {
 // Digest computes the digest of dataset name in the file at path.
 func Digest(t testing.TB, path, name string) Sum {
 	t.Helper()
-	f := strings.Fields(Run(t, digestScript, path, name))
-	if len(f) != 3 {
-		t.Fatalf("python digest printed %q", f)
+	return DigestAll(t, []Dataset{{path, name}})[0]
+}
+
+// Dataset names a dataset of a file.
+type Dataset struct {
+	Path, Name string
+}
+
+// DigestAll computes the digests of datasets in one Python process.
+func DigestAll(t testing.TB, datasets []Dataset) []Sum {
+	t.Helper()
+	var args []string
+	for _, d := range datasets {
+		args = append(args, d.Path, d.Name)
 	}
-	var s Sum
-	var err1, err2, err3 error
-	s.Records, err1 = strconv.Atoi(f[0])
-	s.Bytes, err2 = strconv.ParseInt(f[1], 10, 64)
-	s.Digest, err3 = strconv.ParseUint(f[2], 16, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		t.Fatalf("python digest printed %q", f)
+	lines := strings.Split(strings.TrimSpace(Run(t, digestScript, args...)), "\n")
+	if len(lines) != len(datasets) {
+		t.Fatalf("python printed %d digests for %d datasets", len(lines), len(datasets))
 	}
-	return s
+	sums := make([]Sum, len(lines))
+	for i, line := range lines {
+		f := strings.Fields(line)
+		var err1, err2, err3 error
+		if len(f) == 3 {
+			sums[i].Records, err1 = strconv.Atoi(f[0])
+			sums[i].Bytes, err2 = strconv.ParseInt(f[1], 10, 64)
+			sums[i].Digest, err3 = strconv.ParseUint(f[2], 16, 64)
+		}
+		if len(f) != 3 || err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("python digest printed %q", line)
+		}
+	}
+	return sums
 }

@@ -1,5 +1,6 @@
-// Package gen writes synthetic LMDB datasets shaped like ImageNet as Caffe
-// stores it, for benchmarks and tests.
+// Package gen writes synthetic datasets for benchmarks and tests: LMDB
+// shaped like ImageNet as Caffe stores it (Write), and HDF5 files of uint8
+// image rows with int64 labels (WriteHDF5).
 //
 // # Overview
 //

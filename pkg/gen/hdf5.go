@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/h5lib"
@@ -63,7 +64,8 @@ func (o HDF5Options) check() (HDF5Options, error) {
 
 // WriteHDF5 creates the HDF5 file opt describes at path through libhdf5:
 // "data", Records rows of uint8 images of opt.Shape, and "label", their
-// int64 labels. path must not exist unless opt.Overwrite is set.
+// int64 labels, creating path's directory if needed. path must not exist
+// unless opt.Overwrite is set.
 //
 // Pixels are random with 6 bits of entropy each (values 64-127), so that
 // deflate has work to do, as on real images, without making it trivial;
@@ -77,9 +79,14 @@ func WriteHDF5(path string, opt HDF5Options) (Summary, error) {
 	if _, err := os.Lstat(path); err == nil && !opt.Overwrite {
 		return Summary{}, fmt.Errorf("gen: %s: %w (overwrite not requested)", path, fs.ErrExist)
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return Summary{}, fmt.Errorf("gen: %w", err)
+	}
 	w := &h5writer{opt: opt, recs: newRecords(Options{Seed: opt.Seed})}
 	if err := w.write(path); err != nil {
-		os.Remove(path)
+		if w.file != nil { // the file is ours: leave no half-written one
+			os.Remove(path)
+		}
 		return Summary{}, fmt.Errorf("gen: write %s: %w", path, err)
 	}
 	st, err := os.Stat(path)

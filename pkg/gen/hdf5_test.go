@@ -111,7 +111,10 @@ func TestWriteHDF5Errors(t *testing.T) {
 	if _, err := WriteHDF5(p, opt); err != nil {
 		t.Errorf("overwrite: %v", err)
 	}
-	if _, err := WriteHDF5(filepath.Join(dir, "no", "such", "dir.h5"), opt); err == nil || strings.Contains(err.Error(), "code -1") {
-		t.Errorf("write into a missing directory: %v", err)
+	if _, err := WriteHDF5(filepath.Join(dir, "new", "dir.h5"), opt); err != nil {
+		t.Errorf("write into a new directory: %v", err)
+	}
+	if _, err := WriteHDF5(dir, opt); err == nil || strings.Contains(err.Error(), "code -1") {
+		t.Errorf("write over a directory: %v", err)
 	}
 }

@@ -3,13 +3,13 @@
 # dpkg what is already there and only calls apt-get for what is missing, so a
 # second run takes a fraction of a second.
 #
-#   scripts/deps.sh            build + test packages (MPI, LMDB, HDF5, Slurm)
+#   scripts/deps.sh            build + test packages (MPI, LMDB, HDF5, Slurm; h5py writes the HDF5 test files)
 #   scripts/deps.sh --peers    also the Python peers used by bench/ (torch, py-lmdb, h5py)
 #   scripts/deps.sh --mpich    also MPICH, to build and test against it
 set -euo pipefail
 
 core=(openmpi-bin libopenmpi-dev liblmdb-dev lmdb-utils libhdf5-dev pkg-config gcc make
-      slurm-wlm munge fuse3)
+      slurm-wlm munge fuse3 python3-h5py)
 peers=(python3-torch python3-lmdb python3-h5py python3-mpi4py)
 mpich=(mpich libmpich-dev)
 

@@ -261,6 +261,26 @@ func describeType(t int64) (Type, error) {
 	return typ, nil
 }
 
+// chunkIndexType says how a chunked dataset indexes its chunks
+// (H5Dget_chunk_index_type).
+func chunkIndexType(dset int64) (ChunkIndex, error) {
+	var t C.H5D_chunk_index_t
+	if C.H5Dget_chunk_index_type(C.hid_t(dset), &t) < 0 {
+		return 0, libError("H5Dget_chunk_index_type")
+	}
+	return ChunkIndex(t), nil
+}
+
+// objectAddr is the address of an object's header, relative to the file's
+// base address (H5Oget_info2).
+func objectAddr(obj int64) (uint64, error) {
+	var info C.H5O_info_t
+	if C.H5Oget_info2(C.hid_t(obj), &info, C.H5O_INFO_BASIC) < 0 {
+		return 0, libError("H5Oget_info2")
+	}
+	return uint64(info.addr), nil
+}
+
 // SetShuffle adds the shuffle filter to a dataset creation property list
 // (H5Pset_shuffle). Call it inside Do.
 func SetShuffle(p *hdf5.PropList) error {

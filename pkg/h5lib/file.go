@@ -176,6 +176,9 @@ func describe(ds *hdf5.Dataset) (Dataset, error) {
 		if d.Allocated, err = numChunks(ds.ID()); err != nil {
 			return d, err
 		}
+		if d.Index, err = chunkIndexType(ds.ID()); err != nil {
+			return d, err
+		}
 	}
 	return d, nil
 }

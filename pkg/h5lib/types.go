@@ -143,6 +143,27 @@ func (f Filter) String() string {
 	return name
 }
 
+// ChunkIndex is how a chunked dataset indexes its chunks
+// (H5D_chunk_index_t).
+type ChunkIndex int
+
+const (
+	BTree1      ChunkIndex = iota // version 1 B-tree: libhdf5's default format
+	SingleChunk                   // one chunk
+	Implicit                      // no index: unfiltered, allocated early
+	FixedArray                    // no unlimited dimension (newer format)
+	ExtArray                      // one unlimited dimension (newer format)
+	BTree2                        // more unlimited dimensions (newer format)
+)
+
+func (c ChunkIndex) String() string {
+	names := [...]string{"v1 B-tree", "single chunk", "implicit", "fixed array", "extensible array", "v2 B-tree"}
+	if c >= 0 && int(c) < len(names) {
+		return names[c]
+	}
+	return fmt.Sprintf("ChunkIndex(%d)", int(c))
+}
+
 // Dataset describes one dataset.
 type Dataset struct {
 	Name   string  // absolute, e.g. "/train/images"
@@ -152,8 +173,10 @@ type Dataset struct {
 	Layout Layout
 	// Offset is where a contiguous dataset's data start in the file; -1
 	// when none is allocated or the layout is not contiguous.
-	Offset   int64
-	Chunk    []int64 // chunked: the chunk shape
+	Offset int64
+	Chunk  []int64 // chunked: the chunk shape
+	// Index is how the chunks are indexed (chunked datasets).
+	Index    ChunkIndex
 	Filters  []Filter
 	External int   // files of external storage (H5Pset_external)
 	Stored   int64 // bytes the data take in the file (H5Dget_storage_size)

@@ -62,6 +62,33 @@ f.create_dataset('data', shape=(0, 4), dtype=np.uint8)
 f.create_dataset('label', shape=(0,), dtype=np.int64)`, read: ByOffset, labels: "/label"},
 	{name: "no rows chunked", script: `
 f.create_dataset('data', shape=(0, 4), maxshape=(None, 4), dtype=np.uint8, chunks=(2, 4), compression='gzip')`, read: ByChunk},
+	{name: "user block", script: `
+f.close()
+f = h5py.File(args[0], 'w', userblock_size=4096)
+f.create_dataset('data', data=rng.integers(0, 9, (33, 5), dtype=np.int16), chunks=(4, 5), compression='gzip')
+f.create_dataset('label', data=np.arange(33, dtype=np.uint8))`, read: ByChunk, labels: "/label"},
+	{name: "user block contiguous", script: `
+f.close()
+f = h5py.File(args[0], 'w', userblock_size=512)
+f['data'] = rng.random((8, 3))`, read: ByOffset},
+	{name: "newer format, fixed array index", script: `
+f.close()
+f = h5py.File(args[0], 'w', libver='latest')
+f.create_dataset('data', data=rng.integers(0, 9, (50, 6), dtype=np.uint8), chunks=(3, 4), compression='gzip', shuffle=True)`,
+		read: ByChunk},
+	{name: "newer format, extensible array index", script: `
+f.close()
+f = h5py.File(args[0], 'w', libver='latest')
+f.create_dataset('data', data=rng.integers(0, 9, (50, 6), dtype=np.uint8), chunks=(4, 6), maxshape=(None, 6))`,
+		read: ByOffset},
+	{name: "newer format, many chunks through libhdf5", script: `
+f.close()
+f = h5py.File(args[0], 'w', libver='latest')
+f.create_dataset('data', data=rng.integers(0, 9, (3000, 2), dtype=np.uint8), chunks=(1, 2), compression='gzip')`,
+		read: ByLibrary},
+	{name: "many chunks in a v1 B-tree", script: `
+f.create_dataset('data', data=rng.integers(0, 9, (20000, 3), dtype=np.uint8), chunks=(2, 2), compression='gzip')`,
+		read: ByChunk},
 	{name: "fletcher32 through libhdf5", script: `
 f.create_dataset('data', data=rng.random((17, 3)), chunks=(4, 3), fletcher32=True, compression='gzip')`, read: ByLibrary},
 	{name: "compact through libhdf5", script: `

@@ -56,9 +56,17 @@ func plan(d h5lib.Dataset) (read Read, why string, err error) {
 			return ByLibrary, fmt.Sprintf("filter %s is decoded by libhdf5 only", f), nil
 		}
 	}
-	if total := gridChunks(d.Shape, d.Chunk); d.Allocated < total {
+	total := gridChunks(d.Shape, d.Chunk)
+	if total < 0 || total > h5lib.MaxChunks {
+		return ByLibrary, fmt.Sprintf("a grid of more than %d chunks, more than lmdbio lists", h5lib.MaxChunks), nil
+	}
+	if d.Allocated < total {
 		return ByLibrary, fmt.Sprintf("%d of %d chunks are not written (they read as the fill value)",
 			total-d.Allocated, total), nil
+	}
+	if !h5lib.ListedFast(d.Index, d.Allocated) {
+		return ByLibrary, fmt.Sprintf("its %d chunks have a %s index, which libhdf5 1.10 lists one chunk at a time "+
+			"in quadratic time (lmdbio lists v1 B-trees itself)", d.Allocated, d.Index), nil
 	}
 	if len(d.Filters) == 0 && slices.Equal(d.Chunk[1:], d.Shape[1:]) {
 		return ByOffset, "", nil

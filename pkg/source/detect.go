@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/lmdbio/lmdbio/pkg/h5fmt"
 )
 
 // Format is the file format of a dataset.
@@ -26,9 +28,6 @@ const (
 	// after the 16-byte page header.
 	lmdbMagicAt = 16
 	lmdbMagic   = 0xBEEFC0DE
-	// hdf5Signature starts an HDF5 superblock, which lies at offset 0 or,
-	// after a user block, at 512, 1024, 2048, ...
-	hdf5Signature = "\x89HDF\r\n\x1a\n"
 )
 
 // Detect says which format the dataset at path is in, by content, never by
@@ -59,19 +58,16 @@ func Detect(path string) (Format, error) {
 }
 
 func detectFile(r io.ReaderAt, size int64) (Format, error) {
-	var b [8]byte
-	if _, err := r.ReadAt(b[:4], lmdbMagicAt); err == nil {
-		if m := binary.LittleEndian.Uint32(b[:4]); m == lmdbMagic || m == 0xDEC0EFBE {
+	var b [4]byte
+	if _, err := r.ReadAt(b[:], lmdbMagicAt); err == nil {
+		if m := binary.LittleEndian.Uint32(b[:]); m == lmdbMagic || m == 0xDEC0EFBE {
 			return LMDB, nil
 		}
 	}
-	for off := int64(0); off+int64(len(hdf5Signature)) <= size; off = max(512, 2*off) {
-		if _, err := r.ReadAt(b[:], off); err != nil {
-			return "", err
-		}
-		if string(b[:]) == hdf5Signature {
-			return HDF5, nil
-		}
+	if at, err := h5fmt.FindSuperblock(r, size); err != nil {
+		return "", err
+	} else if at >= 0 {
+		return HDF5, nil
 	}
 	if size == 0 {
 		return "", fmt.Errorf("%w: empty file", ErrUnknownFormat)

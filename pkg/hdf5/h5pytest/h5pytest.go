@@ -27,9 +27,8 @@ var (
 	missing   string
 )
 
-// Require skips the test when h5py cannot be imported.
-func Require(t testing.TB) {
-	t.Helper()
+// Available says whether h5py can be imported.
+func Available() bool {
 	checkOnce.Do(func() {
 		if out, err := exec.Command(Python, "-c", "import h5py, numpy").CombinedOutput(); err != nil {
 			missing = strings.TrimSpace(string(out))
@@ -38,7 +37,13 @@ func Require(t testing.TB) {
 			}
 		}
 	})
-	if missing != "" {
+	return missing == ""
+}
+
+// Require skips the test when h5py cannot be imported.
+func Require(t testing.TB) {
+	t.Helper()
+	if !Available() {
 		t.Skipf("h5py, which writes the test files, is not available (%s); scripts/deps.sh installs python3-h5py", missing)
 	}
 }

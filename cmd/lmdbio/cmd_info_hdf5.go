@@ -25,6 +25,7 @@ type hdf5DatasetInfo struct {
 	ElementBytes int64    `json:"element_bytes"`
 	Layout       string   `json:"layout"`
 	Chunk        []int64  `json:"chunk,omitempty"`
+	ChunkIndex   string   `json:"chunk_index,omitempty"`
 	Filters      []string `json:"filters,omitempty"`
 	StoredBytes  int64    `json:"stored_bytes"`
 	LogicalBytes int64    `json:"logical_bytes"`
@@ -105,6 +106,9 @@ func hdf5DatasetLine(path string, d hdf5.DatasetInfo) hdf5DatasetInfo {
 		StoredBytes: d.Stored, LogicalBytes: d.Logical, Read: "none", Why: d.Why}
 	if d.Read != 0 {
 		l.Read = d.Read.String()
+	}
+	if d.Chunk != nil {
+		l.ChunkIndex = d.Index.String()
 	}
 	for _, f := range d.Filters {
 		l.Filters = append(l.Filters, f.String())

@@ -117,47 +117,25 @@ func runGen(dir string, opt genOptions) error {
 	default:
 		return usagef("--order %q: want key or random", opt.order)
 	}
-	if !opt.json && term.IsTerminal(int(os.Stderr.Fd())) {
-		gopt.Progress = genProgress(time.Now())
+	write := func(progress func(done, total int)) (gen.Summary, error) {
+		gopt.Progress = progress
+		return gen.Write(dir, gopt)
 	}
-	sum, err := gen.Write(dir, gopt)
-	if gopt.Progress != nil {
-		fmt.Fprintln(os.Stderr)
-	}
-	if errors.Is(err, gen.ErrOptions) || errors.Is(err, fs.ErrExist) {
-		return usageError(err)
-	}
-	if err != nil {
-		return err
-	}
-	r := genReport{Type: "gen", Path: dir, Records: sum.Records, Bytes: sum.Bytes, FileSize: sum.FileSize,
-		Seconds: sum.Elapsed.Seconds(), MBps: float64(sum.Bytes) / max(sum.Elapsed.Seconds(), 1e-9) / 1e6}
-	if opt.json {
-		b, _ := json.Marshal(r)
-		fmt.Println(string(b))
-		return nil
-	}
-	fmt.Printf("wrote %s: %d records, %s of values, data.mdb %s, %.1f s (%.0f MB/s)\n",
-		r.Path, r.Records, humanBytes(r.Bytes), humanBytes(r.FileSize), r.Seconds, r.MBps)
-	return nil
+	return writeGen(dir, opt, write, func(r genReport) string {
+		return fmt.Sprintf("%d records, %s of values, data.mdb %s", r.Records, humanBytes(r.Bytes), humanBytes(r.FileSize))
+	})
 }
 
-// runGenHDF5 writes an HDF5 file of image rows and labels.
-func runGenHDF5(path string, opt genOptions) error {
-	if opt.datum || opt.order != "key" || opt.txnRecords != 0 {
-		return usagef("--datum, --order and --txn-records are for --format lmdb")
-	}
-	shape, err := parseImageShape(opt.size)
-	if err != nil {
-		return usageError(err)
-	}
-	gopt := gen.HDF5Options{Records: opt.records, Shape: shape, Seed: opt.seed, ChunkRows: opt.chunk,
-		Gzip: opt.gzip, Shuffle: opt.shuffle, Overwrite: opt.overwrite}
+// writeGen runs write, with a progress line when stderr is a terminal, and
+// reports what it wrote: JSON, or "wrote PATH: " what(report) and the time.
+func writeGen(path string, opt genOptions, write func(progress func(done, total int)) (gen.Summary, error),
+	what func(genReport) string) error {
+	var progress func(done, total int)
 	if !opt.json && term.IsTerminal(int(os.Stderr.Fd())) {
-		gopt.Progress = genProgress(time.Now())
+		progress = genProgress(time.Now())
 	}
-	sum, err := gen.WriteHDF5(path, gopt)
-	if gopt.Progress != nil {
+	sum, err := write(progress)
+	if progress != nil {
 		fmt.Fprintln(os.Stderr)
 	}
 	if errors.Is(err, gen.ErrOptions) || errors.Is(err, fs.ErrExist) {
@@ -173,9 +151,28 @@ func runGenHDF5(path string, opt genOptions) error {
 		fmt.Println(string(b))
 		return nil
 	}
-	fmt.Printf("wrote %s: %d rows of uint8 %s, %s of values, file %s, %.1f s (%.0f MB/s)\n",
-		r.Path, r.Records, opt.size, humanBytes(r.Bytes), humanBytes(r.FileSize), r.Seconds, r.MBps)
+	fmt.Printf("wrote %s: %s, %.1f s (%.0f MB/s)\n", r.Path, what(r), r.Seconds, r.MBps)
 	return nil
+}
+
+// runGenHDF5 writes an HDF5 file of image rows and labels.
+func runGenHDF5(path string, opt genOptions) error {
+	if opt.datum || opt.order != "key" || opt.txnRecords != 0 {
+		return usagef("--datum, --order and --txn-records are for --format lmdb")
+	}
+	shape, err := parseImageShape(opt.size)
+	if err != nil {
+		return usageError(err)
+	}
+	gopt := gen.HDF5Options{Records: opt.records, Shape: shape, Seed: opt.seed, ChunkRows: opt.chunk,
+		Gzip: opt.gzip, Shuffle: opt.shuffle, Overwrite: opt.overwrite}
+	write := func(progress func(done, total int)) (gen.Summary, error) {
+		gopt.Progress = progress
+		return gen.WriteHDF5(path, gopt)
+	}
+	return writeGen(path, opt, write, func(r genReport) string {
+		return fmt.Sprintf("%d rows of uint8 %s, %s of values, file %s", r.Records, opt.size, humanBytes(r.Bytes), humanBytes(r.FileSize))
+	})
 }
 
 // parseImageShape reads an image shape, "3x32x32", or a byte count for

@@ -208,30 +208,18 @@ func describeType(t int64) (Type, error) {
 	if size == 0 {
 		return Type{}, libError("H5Tget_size")
 	}
-	typ := Type{Size: int64(size)}
-	switch C.H5Tget_class(id) {
+	// Class follows H5T_class_t's order.
+	cls := C.H5Tget_class(id)
+	if cls < C.H5T_INTEGER || cls > C.H5T_ARRAY {
+		return Type{}, libError("H5Tget_class")
+	}
+	typ := Type{Class: Class(cls), Size: int64(size)}
+	switch cls {
 	case C.H5T_INTEGER:
-		typ.Class, typ.Signed = Integer, C.H5Tget_sign(id) == C.H5T_SGN_2
-	case C.H5T_FLOAT:
-		typ.Class = Float
-	case C.H5T_TIME:
-		typ.Class = Time
+		typ.Signed = C.H5Tget_sign(id) == C.H5T_SGN_2
 	case C.H5T_STRING:
-		typ.Class, typ.VarString = String, C.H5Tis_variable_str(id) > 0
-	case C.H5T_BITFIELD:
-		typ.Class = Bitfield
-	case C.H5T_OPAQUE:
-		typ.Class = Opaque
-	case C.H5T_COMPOUND:
-		typ.Class = Compound
-	case C.H5T_REFERENCE:
-		typ.Class = Reference
-	case C.H5T_ENUM:
-		typ.Class = Enum
-	case C.H5T_VLEN:
-		typ.Class = VarLen
+		typ.VarString = C.H5Tis_variable_str(id) > 0
 	case C.H5T_ARRAY:
-		typ.Class = Array
 		var dims [maxRank]C.hsize_t
 		n := C.H5Tget_array_ndims(id)
 		if n < 0 || n > maxRank || C.H5Tget_array_dims2(id, &dims[0]) < 0 {
@@ -240,8 +228,6 @@ func describeType(t int64) (Type, error) {
 		for _, d := range dims[:n] {
 			typ.Dims = append(typ.Dims, int64(d))
 		}
-	default:
-		return Type{}, libError("H5Tget_class")
 	}
 	switch typ.Class {
 	case Integer, Float, Bitfield:

@@ -2,10 +2,8 @@ package hdf5
 
 import (
 	"errors"
-	"os"
 
 	"github.com/lmdbio/lmdbio/pkg/h5lib"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // DatasetInfo describes one dataset of a file and how lmdbio would read it.
@@ -23,24 +21,8 @@ type DatasetInfo struct {
 // Inspect describes every dataset of the HDF5 file at path, walking its
 // groups, without reading any data.
 func Inspect(path string) ([]DatasetInfo, error) {
-	format, err := source.Detect(path)
+	f, _, err := openFile(path)
 	if err != nil {
-		if errors.Is(err, source.ErrUnknownFormat) {
-			return nil, badf("not an HDF5 file (%v)", err)
-		}
-		return nil, err
-	}
-	if format != source.HDF5 {
-		return nil, badf("not an HDF5 file: an LMDB dataset")
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, err
-	}
-	f, err := h5lib.Open(path)
-	if err != nil {
-		if errors.Is(err, h5lib.ErrLibrary) {
-			return nil, badf("libhdf5 cannot open it: %v", err)
-		}
 		return nil, err
 	}
 	defer f.Close()

@@ -34,25 +34,8 @@ type Options struct {
 // Open inspects the HDF5 file at path with libhdf5 and returns the source
 // of the dataset opt names.
 func Open(path string, opt Options) (*Source, error) {
-	format, err := source.Detect(path)
+	f, st, err := openFile(path)
 	if err != nil {
-		if errors.Is(err, source.ErrUnknownFormat) {
-			return nil, badf("not an HDF5 file (%v)", err)
-		}
-		return nil, err
-	}
-	if format != source.HDF5 {
-		return nil, badf("not an HDF5 file: an %s dataset", strings.ToUpper(string(format)))
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := h5lib.Open(path)
-	if err != nil {
-		if errors.Is(err, h5lib.ErrLibrary) {
-			return nil, badf("libhdf5 cannot open it: %v", err)
-		}
 		return nil, err
 	}
 	defer f.Close()
@@ -70,6 +53,33 @@ func Open(path string, opt Options) (*Source, error) {
 		return nil, badInput{err}
 	}
 	return s, nil
+}
+
+// openFile opens the file at path with libhdf5 once its signature says it
+// is HDF5.
+func openFile(path string) (*h5lib.File, os.FileInfo, error) {
+	format, err := source.Detect(path)
+	if errors.Is(err, source.ErrUnknownFormat) {
+		return nil, nil, badf("not an HDF5 file (%v)", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if format != source.HDF5 {
+		return nil, nil, badf("not an HDF5 file: an %s dataset", strings.ToUpper(string(format)))
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := h5lib.Open(path)
+	if errors.Is(err, h5lib.ErrLibrary) {
+		return nil, nil, badf("libhdf5 cannot open it: %v", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 // inspect describes the dataset name and lists its chunks.

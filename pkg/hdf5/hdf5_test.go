@@ -353,3 +353,22 @@ func TestCorruptChunk(t *testing.T) {
 		t.Errorf("short chunk: %v", err)
 	}
 }
+
+func TestFallbackRows(t *testing.T) {
+	for _, tt := range []struct {
+		row   int64
+		chunk []int64
+		want  int64
+	}{
+		{1 << 10, nil, 4096},
+		{10 << 20, nil, 1},
+		{1 << 10, []int64{100, 1}, 4000},
+		{1 << 10, []int64{8192, 1}, 8192},
+		{1 << 20, []int64{100, 4}, 4},
+		{1 << 20, []int64{1000, 4}, 4},
+	} {
+		if got := fallbackRows(tt.row, tt.chunk); got != tt.want {
+			t.Errorf("fallbackRows(%d, %v) = %d, want %d", tt.row, tt.chunk, got, tt.want)
+		}
+	}
+}

@@ -136,16 +136,8 @@ func (s *Source) setUp() error {
 		}
 		s.decoder = chunkDecoder{s}
 	case ByLibrary:
-		if s.why == "" || s.rowsPerBlock < 1 || len(s.filters) > 0 || len(s.chunks) > 0 || s.base != -1 {
+		if s.why == "" || s.rowsPerBlock < 1 || s.chunk != nil || len(s.filters) > 0 || len(s.chunks) > 0 || s.base != -1 {
 			return errors.New("libhdf5 reads without a reason, or with chunks")
-		}
-		if s.chunk != nil {
-			if err := s.setUpGrid(); err != nil {
-				return err
-			}
-			if s.rowsPerBlock != s.chunk[0] {
-				return fmt.Errorf("%d rows per block for chunks of %d", s.rowsPerBlock, s.chunk[0])
-			}
 		}
 		s.decoder = libraryDecoder{s}
 	default:

@@ -96,20 +96,19 @@ func (s *Source) inspect(f *h5lib.File, name string) error {
 		s.chunk = nil
 	}
 	switch {
+	case s.read == ByLibrary:
+		s.rowsPerBlock = fallbackRows(d.Type.Size*product(d.Shape[1:]), s.chunk)
+		s.chunk = nil
+		return nil
 	case s.read == ByOffset && s.chunk == nil:
 		s.base = d.Offset
-	case s.read == ByLibrary && s.chunk == nil:
-		s.rowsPerBlock = max(1, fallbackBlockBytes/max(1, d.Type.Size*product(d.Shape[1:])))
-	default:
-		s.rowsPerBlock = s.chunk[0]
+		return nil
 	}
+	s.rowsPerBlock = s.chunk[0]
 	if s.read == ByChunk {
 		for _, fl := range d.Filters {
 			s.filters = append(s.filters, filter{id: fl.ID, params: fl.Params})
 		}
-	}
-	if s.chunk == nil || s.read == ByLibrary {
-		return nil
 	}
 	chunks, err := f.Chunks(name)
 	if err != nil {
@@ -120,6 +119,22 @@ func (s *Source) inspect(f *h5lib.File, name string) error {
 		return badf("dataset %s: %v", s.name, err)
 	}
 	return nil
+}
+
+// fallbackRows is how many rows one libhdf5 read fetches: about
+// fallbackBlockBytes, in whole chunk rows when the dataset is chunked, so
+// that no read decodes a chunk another one decodes too; a chunk row of up
+// to maxFallbackBlock when that is more.
+func fallbackRows(rowBytes int64, chunk []int64) int64 {
+	rows := max(1, fallbackBlockBytes/rowBytes)
+	switch {
+	case chunk == nil:
+	case chunk[0] <= rows:
+		rows = rows / chunk[0] * chunk[0]
+	case chunk[0] <= maxFallbackBlock/rowBytes:
+		rows = chunk[0]
+	}
+	return rows
 }
 
 // describe describes dataset name, naming the datasets the file has when

@@ -8,9 +8,13 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/h5lib"
 )
 
-// fallbackBlockBytes is about the size of one libhdf5 read of a dataset
-// that is not chunked: large enough to amortise opening the file for it.
-const fallbackBlockBytes = 4 << 20
+// fallbackBlockBytes is about the size of one libhdf5 read (a block read
+// through libhdf5): large enough to amortise opening the file for it.
+// maxFallbackBlock bounds a block of whole chunk rows.
+const (
+	fallbackBlockBytes = 4 << 20
+	maxFallbackBlock   = 64 << 20
+)
 
 // Limits of what Open and Unmarshal accept.
 const (

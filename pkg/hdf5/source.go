@@ -45,10 +45,11 @@ type Source struct {
 	// base is the offset of row 0 of a contiguous dataset read by offset,
 	// -1 when the rows lie in chunks.
 	base int64
-	// chunk is the chunk shape of a chunked dataset, nil otherwise.
+	// chunk is the chunk shape of a chunked dataset not read through
+	// libhdf5, nil otherwise.
 	chunk []int64
 	// rowsPerBlock is chunk[0] for chunked datasets, and the rows one
-	// libhdf5 read fetches for the others read through it.
+	// libhdf5 read fetches for datasets read through it.
 	rowsPerBlock int64
 	// filters is the pipeline of a dataset read by chunk.
 	filters []filter

@@ -8,6 +8,12 @@ import (
 // ErrLibrary marks the failures libhdf5 reports.
 var ErrLibrary = errors.New("libhdf5")
 
+// ErrNotFound means a file has no dataset of the name asked for.
+var ErrNotFound = errors.New("no such dataset")
+
+// ErrNoCgo means lmdbio was built without cgo, so without libhdf5.
+var ErrNoCgo = errors.New("lmdbio was built without cgo: HDF5 needs libhdf5")
+
 // Error is a failed libhdf5 call with the descriptions libhdf5 left on its
 // error stack, the API function's first and the innermost last.
 type Error struct {
@@ -28,12 +34,3 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Is(target error) bool { return target == ErrLibrary }
-
-// libError captures libhdf5's error stack for the call op that just failed.
-// It must run on the HDF5 goroutine before any other libhdf5 call.
-func libError(op string) error { return &Error{Op: op, Stack: errorStack()} }
-
-// LastError returns what libhdf5 says about the call op that just failed,
-// for code that calls gonum.org/v1/hdf5 inside Do (whose errors say only
-// "code -1"). Call it inside the same Do, before any other libhdf5 call.
-func LastError(op string) error { return libError(op) }

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5lib
 
 // The libhdf5 calls that gonum.org/v1/hdf5 does not wrap, on its
@@ -64,6 +66,15 @@ import (
 
 	"gonum.org/v1/hdf5"
 )
+
+// libError captures libhdf5's error stack for the call op that just failed.
+// It must run on the HDF5 goroutine before any other libhdf5 call.
+func libError(op string) error { return &Error{Op: op, Stack: errorStack()} }
+
+// LastError returns what libhdf5 says about the call op that just failed,
+// for code that calls gonum.org/v1/hdf5 inside Do (whose errors say only
+// "code -1"). Call it inside the same Do, before any other libhdf5 call.
+func LastError(op string) error { return libError(op) }
 
 // maxRank is H5S_MAX_RANK.
 const maxRank = 32

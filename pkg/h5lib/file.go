@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5lib
 
 import (
@@ -8,9 +10,6 @@ import (
 
 	"gonum.org/v1/hdf5"
 )
-
-// ErrNotFound means a file has no dataset of the name asked for.
-var ErrNotFound = errors.New("no such dataset")
 
 // File is an HDF5 file open read-only. Its methods may be called from any
 // goroutine; they run on the HDF5 goroutine, one at a time.

@@ -32,7 +32,6 @@ build=(
 	"pkg-config|have pkg-config|pkg-config"
 	"MPI library and headers (pkg-config mpi, ompi-c, ompi or mpich, or mpicc)|mpi|libopenmpi-dev"
 	"MPI launcher (mpirun or mpiexec)|mpirun|openmpi-bin"
-	"LMDB library and headers (pkg-config lmdb)|pc lmdb|liblmdb-dev"
 	"HDF5 library and headers (pkg-config hdf5)|pc hdf5|libhdf5-dev"
 )
 test=(
@@ -41,6 +40,9 @@ test=(
 	"Python 3|have $python|python3"
 	"py-lmdb (writes the loader's test datasets with liblmdb)|pymod lmdb|python3-lmdb"
 	"FUSE 3 (fusermount3, for the file-system emulator's tests)|have fusermount3|fuse3"
+	"h5py (writes the HDF5 test files with libhdf5)|pymod h5py|python3-h5py"
+	"C++ compiler (the Caffe-MPI example)|have g++|g++"
+	"protoc and libprotobuf (the Caffe-MPI example's Datum)|have protoc && pc protobuf|protobuf-compiler libprotobuf-dev"
 )
 slurm=(
 	"Slurm (slurmctld, slurmd, srun)|have slurmctld && have slurmd && have srun|slurm-wlm"

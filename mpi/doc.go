@@ -8,10 +8,14 @@
 // int64 and float64 vectors, and blocking and non-blocking point-to-point
 // messages. Buffers are Go byte slices; counts and displacements are in bytes.
 //
-// Three builds share one API:
+// Four builds share one API:
 //
-//   - default: cgo against OpenMPI (`#cgo pkg-config: mpi`);
+//   - default: cgo against OpenMPI (`#cgo pkg-config: mpi`, Debian's name);
 //   - build tag mpich: cgo against MPICH (`#cgo pkg-config: mpich`);
+//   - build tag mpiflags: any MPI, with no `#cgo pkg-config` line: the
+//     compile and link flags come from CGO_CFLAGS and CGO_LDFLAGS, as
+//     scripts/mpi-flags.sh prints them for a cluster's module, Spack or
+//     vendor MPI (pkg-config ompi-c, ompi, mpich, or the mpicc wrapper);
 //   - build tag nompi, or CGO_ENABLED=0: no MPI at all. World is a single
 //     rank; collectives copy send to recv, Send and Recv to self go through an
 //     in-process mailbox, Split returns a communicator of size one and Abort

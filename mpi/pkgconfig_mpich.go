@@ -1,4 +1,4 @@
-//go:build cgo && !nompi && mpich
+//go:build cgo && !nompi && mpich && !mpiflags
 
 package mpi
 

@@ -4,15 +4,19 @@
 # below, printing one PASS/FAIL line per (package, ranks, environment). Exit
 # status is non-zero if any run fails or hangs: a rank that exits non-zero
 # makes mpirun exit non-zero, a hang is ended by the timeout, and a "FAIL"
-# line in the output fails the run even if every rank exited 0.
+# line in the output fails the run even if every rank exited 0. A run in
+# which no test ran, or every test skipped (a fixture that could not be
+# made, a test filter that matches nothing), fails too: it tested nothing.
 #
-#   scripts/mpi-tests.sh                  OpenMPI (the default build)
-#   MPITAGS=mpich scripts/mpi-tests.sh    MPICH (build tag mpich, mpiexec.mpich)
+#   scripts/mpi-tests.sh                     Open MPI (the default build)
+#   MPITAGS=mpich scripts/mpi-tests.sh       MPICH (build tag mpich, mpiexec.mpich)
+#   MPITAGS=mpiflags scripts/mpi-tests.sh    the MPI scripts/mpi-flags.sh finds
 #
 # Environment: MPITAGS (go build tags), MPI_TEST_RANKS (rank counts for every
 # line, instead of the table's), MPI_TEST_ONLY (run only the lines whose
-# package matches this regular expression), MPI_TEST_TIMEOUT (seconds per
-# run, default 120), GO (default go).
+# package matches this regular expression), MPI_TEST_RUNS (lines to run
+# instead of the table, one per line), MPI_TEST_TIMEOUT (seconds per run,
+# default 120), GO (default go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,17 +42,28 @@ runs=(
 	"./pkg/loader|5|LMDBIO_RANKS_PER_NODE=2|^TestMPI"
 )
 
+if [ -n "${MPI_TEST_RUNS:-}" ]; then
+	mapfile -t runs <<<"$MPI_TEST_RUNS"
+fi
+
 GO=${GO:-go}
-MPITAGS=${MPITAGS:-}
 only=${MPI_TEST_ONLY:-}
 limit=${MPI_TEST_TIMEOUT:-120}
+# The build tags and, for the mpiflags tag, the cgo flags of the MPI found.
+eval "$(scripts/mpi-flags.sh --env "${MPITAGS:-}")"
+family=openmpi
+case " ${MPITAGS//,/ } " in
+*" mpich "*) family=mpich ;;
+*" mpiflags "*) family=$(scripts/mpi-flags.sh --family) ;;
+esac
 
 # Launcher for the MPI the binaries are built against, and how it passes a
 # variable to every rank.
-case " ${MPITAGS//,/ } " in
-*" mpich "*)
+case $family in
+mpich)
 	# Hydra starts more ranks than cores without being asked.
 	launcher=(mpiexec.mpich)
+	command -v mpiexec.mpich >/dev/null || launcher=(mpiexec)
 	pass_env() { printf -- '-genv\n%s\n%s\n' "${1%%=*}" "${1#*=}"; }
 	;;
 *)
@@ -92,7 +107,7 @@ for line in "${runs[@]}"; do
 		failed=1
 		continue
 	fi
-	args=(-test.count=1)
+	args=(-test.count=1 -test.v)
 	[ -n "$regex" ] && args+=(-test.run "$regex")
 	envargs=()
 	for kv in $envs; do
@@ -109,14 +124,22 @@ for line in "${runs[@]}"; do
 		# $envs is split on purpose: it holds VAR=value words for env.
 		# shellcheck disable=SC2086
 		(cd "$pkg" && env $envs timeout -k 10 "$limit" "${launcher[@]}" "${envargs[@]}" -np "$n" "$bin" "${args[@]}") >"$log" 2>&1 || rc=$?
-		if [ "$rc" -eq 0 ] && ! grep -q -e '^--- FAIL' -e '^FAIL' "$log"; then
-			echo "PASS $pkg np=$n$label ($((SECONDS - start))s)"
+		# Top-level tests by name, over all ranks: those that passed, and
+		# those that were skipped and passed nowhere.
+		read -r passed skipped < <(awk '/^--- PASS: / {p[$3]} /^--- SKIP: / {s[$3]}
+			END {np = 0; ns = 0; for (t in p) np++; for (t in s) if (!(t in p)) ns++; print np, ns}' "$log")
+		if [ "$rc" -eq 0 ] && [ "$passed" -gt 0 ] && ! grep -q -e '^--- FAIL' -e '^FAIL' "$log"; then
+			echo "PASS $pkg np=$n$label ($passed passed, $skipped skipped, $((SECONDS - start))s)"
 		else
 			case $rc in
 			0) why="a test failed" ;;
 			124 | 137) why="timed out after ${limit}s" ;;
 			*) why="exit $rc, $((SECONDS - start))s" ;;
 			esac
+			if [ "$rc" -eq 0 ] && [ "$passed" -eq 0 ] && ! grep -q -e '^--- FAIL' -e '^FAIL' "$log"; then
+				why="no test ran"
+				[ "$skipped" -gt 0 ] && why="every test skipped"
+			fi
 			echo "FAIL $pkg np=$n$label ($why); output:"
 			sed 's/^/    /' "$log"
 			failed=1

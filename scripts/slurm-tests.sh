@@ -189,6 +189,45 @@ t_srun_without_pmix() {
 	[ "$kinds" = 1 ] || { echo "want one distinct lmdbio error line, got $kinds"; return 1; }
 }
 
+# A rank killed by a signal: lmdbio run exits 1 (not srun's status) with one
+# line naming the rank and the signal.
+t_run_rank_signal() {
+	have_lmdbio || return 1
+	local rc=0
+	run salloc -Q -n 2 "$lmdbio" run -n 2 -- sh -c '[ "$SLURM_PROCID" = 1 ] && kill -KILL $$; sleep 20' || rc=$?
+	[ "$rc" = 1 ] || { echo "exit $rc, want 1"; return 1; }
+	grep -q '^lmdbio run: rank 1 on .* was killed by signal 9 (SIGKILL)$' "$err" || { echo "no line naming rank 1 and SIGKILL"; return 1; }
+}
+
+# SIGKILL of lmdbio run, which it cannot catch, ends its srun step while
+# the allocation goes on (the job script carries on after it).
+t_run_killed() {
+	have_lmdbio || return 1
+	local marker i
+	marker=$((4000 + RANDOM % 1000)).$RANDOM
+	rm -f "$work/end"
+	timeout "$limit" salloc -Q -n 2 sh -c "\"$lmdbio\" run -n 2 -- sleep $marker; until [ -e \"$work/end\" ]; do sleep 0.1; done" >"$out" 2>"$err" &
+	for i in $(seq 100); do
+		[ "$(pgrep -c -f "^([^ ]*/)?sleep $marker\$")" = 2 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -c -f "^([^ ]*/)?sleep $marker\$")" = 2 ] || { echo "the ranks did not start: $(pgrep -a -f "$marker" | tr '\n' ';') $(cat "$err")"; return 1; }
+	pkill -KILL -f "^$lmdbio run -n 2 -- sleep $marker\$"
+	for i in $(seq 100); do
+		[ "$(pgrep -c -f "^([^ ]*/)?sleep $marker\$")" = 0 ] && break
+		sleep 0.1
+	done
+	local left
+	left=$(pgrep -a -f "^([^ ]*/)?sleep $marker\$" | tr '\n' ';' || true)
+	touch "$work/end" # the job script ends, and with it the allocation
+	wait || true
+	if [ -n "$left" ]; then
+		echo "10 s after lmdbio run was killed, the step still runs: $left"
+		pkill -KILL -f "sleep $marker"
+		return 1
+	fi
+}
+
 check "srun --mpi=list offers pmix" t_mpi_list
 check "srun -n 4 runs on the oversubscribed node" t_srun
 check "lmdbio run -n 4 in salloc: 4 ranks, 1 node, local_size 4" t_run_in_allocation
@@ -196,6 +235,8 @@ check "LMDBIO_RANKS_PER_NODE=2 lmdbio run -n 4: 2 nodes, local_size 2" t_run_vir
 check "srun --mpi=pmix -n 4 lmdbio topology --json" t_srun_pmix
 check "lmdbio run --dry-run in salloc prints srun --mpi=pmix" t_dry_run
 check "srun --mpi=none: one-line error naming --mpi=pmix" t_srun_without_pmix
+check "lmdbio run in salloc: a rank killed by SIGKILL is named, exit 1" t_run_rank_signal
+check "lmdbio run in salloc killed by SIGKILL: its srun step ends" t_run_killed
 
 echo "slurm-tests: $passed passed, $failed failed"
 [ "$failed" = 0 ]

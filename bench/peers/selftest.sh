@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # selftest.sh checks that every peer baseline reads every record exactly once:
-# it writes a small LMDB with `lmdbio gen`, runs each peer in the configurations
-# the benchmark uses, and compares each peer's digest with `lmdbio digest`'s.
+# it writes a small LMDB and two small HDF5 files with `lmdbio gen`, runs each
+# peer in the configurations the benchmark uses, and compares each peer's
+# digest with `lmdbio digest`'s (HDF5: with h5py's sequential read).
 # It also checks that bad input exits with status 2. One PASS/FAIL line per
 # run; exit status 1 if any run fails. Needs bin/lmdbio (make build) and the
 # Debian Python packages (scripts/deps.sh --peers).
@@ -134,6 +135,46 @@ fi
 # and sums their lines: records, bytes and digests add.
 check "caffe 3 shares (--rank/--world) summed" caffe_shares 3
 
+# HDF5: the torch peer over h5py, on a chunked+gzip file and a contiguous one.
+# The reference digest is h5py's sequential read of every row; lmdbio digest,
+# where it reads HDF5, must agree with it.
+h5_digest() {
+	"$PYTHON" -c '
+import hashlib, sys, h5py
+d, total = h5py.File(sys.argv[1], "r")["data"], 0
+for i in range(d.shape[0]):
+    h = hashlib.sha256(i.to_bytes(8, "little") + d[i].tobytes()).digest()
+    total = (total + int.from_bytes(h[:8], "little")) % (1 << 64)
+print("%016x" % total)' "$1"
+}
+h5=$tmp/images.h5
+h5flat=$tmp/flat.hdf5
+"$LMDBIO" gen --format hdf5 --records 300 --size 3x16x16 --chunk 32 --gzip 4 --shuffle-filter --out "$h5" >/dev/null
+"$LMDBIO" gen --format hdf5 --records 300 --size 1KiB --seed 2 --out "$h5flat" >/dev/null
+torch_h5=("$PYTHON" "$peers/torch_h5py.py")
+for file in "$h5" "$h5flat"; do
+	want=$(h5_digest "$file")
+	echo "selftest: h5py digest of $(basename "$file") $want"
+	if got=$("$LMDBIO" digest --json "$file" 2>"$tmp/err" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["digest"])' 2>/dev/null); then
+		if [ "$got" != "$want" ]; then
+			echo "FAIL lmdbio digest $(basename "$file"): $got, want $want"
+			failed=1
+		else
+			echo "PASS lmdbio digest $(basename "$file")"
+		fi
+	else
+		echo "SKIP lmdbio digest $(basename "$file"): $(head -n 1 "$tmp/err")"
+	fi
+	name=$(basename "$file")
+	check "torch_h5py $name workers=2" "${torch_h5[@]}" "$file" --workers 2
+	check "torch_h5py $name workers=2 shuffle=off hash-in-workers batch=7" "${torch_h5[@]}" "$file" --workers 2 --shuffle off --hash-in-workers --batch 7
+	check "torch_h5py $name workers=0 labels=none" "${torch_h5[@]}" "$file" --workers 0 --labels none
+done
+
+check_usage "torch_h5py not HDF5" "${torch_h5[@]}" "$data/data.mdb"
+check_usage "torch_h5py missing dataset" "${torch_h5[@]}" "$h5" --dataset images
+check_usage "torch_h5py missing file" "${torch_h5[@]}" "$tmp/none.h5"
+check_usage "torch_h5py bad flag" "${torch_h5[@]}" "$h5" --workers -1
 check_usage "torch missing dataset" "${torch[@]}" "$tmp/none"
 check_usage "torch not an LMDB" "${torch[@]}" /etc/hostname
 check_usage "torch bad flag" "${torch[@]}" "$data" --workers -1

@@ -74,8 +74,10 @@ const usageHead = `usage: pfsemu [flags] SRC MOUNTPOINT
 
 Serve the directory SRC read-only at MOUNTPOINT through FUSE, with the costs of
 a parallel file system: a latency per read request, a largest request size, a
-small readahead and an aggregate bandwidth. Runs until SIGINT or SIGTERM, then
-unmounts. SIGUSR1 prints the counters as one JSON line.
+small readahead and an aggregate bandwidth; with --servers, storage servers
+that files are striped over and where the requests of all clients queue (give
+every mount of one file system the same --server-state file). Runs until
+SIGINT or SIGTERM, then unmounts. SIGUSR1 prints the counters as one JSON line.
 
 Flags:
 `
@@ -98,6 +100,13 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.statsFile, "stats", "", "write the counters as JSON to this file every second and at exit")
 	fs.StringVar(&cfg.readyFile, "ready-file", "", "create this file once the file system is mounted")
 	fs.BoolVar(&cfg.opt.Debug, "debug", false, "log every FUSE request to stderr")
+	fs.IntVar(&cfg.opt.Servers, "servers", 0, "emulated storage servers (OSTs) every request queues at (0: none)")
+	fs.Var(sizeValue{&cfg.opt.StripeSize}, "stripe-size", "bytes of a file on one server before the next")
+	fs.IntVar(&cfg.opt.StripeCount, "stripe-count", 0, "servers a file is striped over (0: all)")
+	fs.DurationVar(&cfg.opt.ServerLatency, "server-latency", cfg.opt.ServerLatency, "time a server spends on each request besides its bytes")
+	fs.IntVar(&cfg.opt.ServerThreads, "server-threads", cfg.opt.ServerThreads, "requests a server works on at once")
+	fs.Var(rateValue{&cfg.opt.ServerBandwidth}, "server-bandwidth", "bytes per second of one server (unlimited: no cap)")
+	fs.StringVar(&cfg.opt.ServerState, "server-state", "", "file holding the servers' queues, shared by every mount of the same file system")
 	// pflag prints parse errors itself; silence them, main prints one line.
 	// Usage goes to out all the same.
 	fs.SetOutput(io.Discard)
@@ -114,6 +123,13 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	cfg.src, cfg.mnt = fs.Arg(0), fs.Arg(1)
 	if fs.Changed("readahead") && cfg.opt.Readahead == 0 {
 		cfg.opt.Readahead = emu.NoReadahead
+	}
+	if cfg.opt.Servers == 0 {
+		for _, name := range []string{"stripe-size", "stripe-count", "server-latency", "server-threads", "server-bandwidth", "server-state"} {
+			if fs.Changed(name) {
+				return cfg, usagef("--%s needs --servers", name)
+			}
+		}
 	}
 	if err := cfg.opt.Validate(); err != nil {
 		return cfg, usagef("%s", strings.TrimPrefix(err.Error(), emu.ErrOption.Error()+": "))

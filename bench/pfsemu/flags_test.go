@@ -13,6 +13,11 @@ import (
 
 func TestParseArgs(t *testing.T) {
 	def := emu.DefaultOptions()
+	with := func(mod func(*emu.Options)) emu.Options {
+		o := def
+		mod(&o)
+		return o
+	}
 	tests := []struct {
 		name string
 		args string
@@ -21,12 +26,23 @@ func TestParseArgs(t *testing.T) {
 	}{
 		{name: "defaults", args: "src mnt", want: config{src: "src", mnt: "mnt", opt: def}},
 		{name: "all flags", args: "--latency 250us --max-request 256KiB --readahead 1MiB --bandwidth 500MB/s --direct-io --stats s.json --ready-file r src mnt",
-			want: config{src: "src", mnt: "mnt", statsFile: "s.json", readyFile: "r", opt: emu.Options{
-				Latency: 250 * time.Microsecond, MaxRequest: 256 << 10, Readahead: 1 << 20, Bandwidth: 5e8, DirectIO: true}}},
+			want: config{src: "src", mnt: "mnt", statsFile: "s.json", readyFile: "r", opt: with(func(o *emu.Options) {
+				o.Latency, o.MaxRequest, o.Readahead, o.Bandwidth, o.DirectIO = 250*time.Microsecond, 256<<10, 1<<20, 5e8, true
+			})}},
+		{name: "servers", args: "--servers 4 --stripe-size 4MiB --stripe-count 2 --server-latency 2ms --server-threads 8 --server-bandwidth 2GB/s --server-state q src mnt",
+			want: config{src: "src", mnt: "mnt", opt: with(func(o *emu.Options) {
+				o.Servers, o.StripeSize, o.StripeCount, o.ServerLatency, o.ServerThreads, o.ServerBandwidth, o.ServerState = 4, 4<<20, 2, 2*time.Millisecond, 8, 2e9, "q"
+			})}},
+		{name: "server defaults", args: "--servers 2 src mnt", want: config{src: "src", mnt: "mnt", opt: with(func(o *emu.Options) { o.Servers = 2 })}},
 		{name: "flags after arguments", args: "src mnt --latency=0 --bandwidth unlimited",
-			want: config{src: "src", mnt: "mnt", opt: emu.Options{MaxRequest: def.MaxRequest, Readahead: def.Readahead}}},
+			want: config{src: "src", mnt: "mnt", opt: with(func(o *emu.Options) { o.Latency, o.Bandwidth = 0, 0 })}},
 		{name: "readahead off", args: "--readahead 0 src mnt",
-			want: config{src: "src", mnt: "mnt", opt: emu.Options{Latency: def.Latency, MaxRequest: def.MaxRequest, Readahead: emu.NoReadahead, Bandwidth: def.Bandwidth}}},
+			want: config{src: "src", mnt: "mnt", opt: with(func(o *emu.Options) { o.Readahead = emu.NoReadahead })}},
+		{name: "server flag without servers", args: "--server-latency 5ms src mnt", err: "--server-latency needs --servers"},
+		{name: "state without servers", args: "--server-state q src mnt", err: "--server-state needs --servers"},
+		{name: "stripe count above servers", args: "--servers 2 --stripe-count 3 src mnt", err: "stripe count 3"},
+		{name: "stripe size not pages", args: "--servers 2 --stripe-size 1000 src mnt", err: "stripe size"},
+		{name: "negative servers", args: "--servers -1 src mnt", err: "servers"},
 		{name: "help", args: "--help", err: "help"},
 		{name: "no arguments", args: "", err: "want SRC and MOUNTPOINT"},
 		{name: "three arguments", args: "a b c", err: "got 3 arguments"},

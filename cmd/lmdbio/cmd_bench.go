@@ -107,7 +107,7 @@ ratio).`,
 	f := cmd.Flags()
 	// The loader's flags, but --modes replaces --mode.
 	loaderSet := pflag.NewFlagSet("loader", pflag.ContinueOnError)
-	opt.loader.register(loaderSet, false)
+	opt.loader.register(loaderSet, assign.Keep.String())
 	loaderSet.VisitAll(func(fl *pflag.Flag) {
 		if fl.Name != "mode" {
 			f.AddFlag(fl)
@@ -157,10 +157,13 @@ type benchConfig struct {
 // config checks the flags; it needs no MPI, so usage errors come before the
 // job starts.
 func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, error) {
-	keep := assign.Keep // every contender reads every record exactly once
-	lopt, err := o.loader.options(&keep)
+	lopt, err := o.loader.options(nil)
 	if err != nil {
 		return benchConfig{}, err
+	}
+	if lopt.Remainder != assign.Keep && o.peers != "" {
+		// The peers read every record once; the contenders must agree.
+		return benchConfig{}, usagef("--remainder %s: the peers read every record (keep); leave --remainder out with --peers", lopt.Remainder)
 	}
 	cfg := benchConfig{path: path, lopt: lopt, rounds: o.rounds, peerWorkers: o.peerWorkers, python: o.python, json: o.json}
 	if cfg.modes, err = parseBenchModes(o.modes); err != nil {

@@ -60,7 +60,7 @@ the run stopped; --resume FILE continues it, also with another number of ranks
 			return runDigest(args[0], opt, cmd.Flags().Changed("epochs"))
 		},
 	}
-	opt.loader.register(cmd.Flags(), false)
+	opt.loader.register(cmd.Flags(), "") // always keep: every record once
 	f := cmd.Flags()
 	f.BoolVar(&opt.json, "json", false, "print one JSON object per epoch")
 	f.BoolVarP(&opt.verbose, "verbose", "v", false, "also print time and throughput on stderr")

@@ -39,13 +39,31 @@ open files and locked memory. It exits 1 when a check fails.`,
 	return cmd
 }
 
-// check is one line of the doctor's report.
+// check is one line of the doctor's report. The JSON line carries data
+// only: what was found, and for a bad verdict a problem from a fixed
+// vocabulary; the advice in words is for people.
 type check struct {
-	Type    string `json:"type"`
-	Name    string `json:"name"`
-	Verdict string `json:"verdict"` // ok, warn or fail
-	Value   string `json:"value"`
-	Advice  string `json:"advice,omitempty"`
+	Type      string `json:"type"`
+	Name      string `json:"name"`
+	Verdict   string `json:"verdict"` // ok, warn or fail
+	Value     string `json:"value"`   // what was found: a version, a path, a limit, a list; "" for none
+	Version   string `json:"version,omitempty"`
+	SizeBytes int64  `json:"size_bytes,omitempty"`
+	FreeBytes int64  `json:"free_bytes,omitempty"`
+	Problem   string `json:"problem,omitempty"` // no-mpi, untested-mpi, not-found, no-answer, no-plugin, no-shm, small-shm, low-limit
+	Found     string `json:"-"`                 // what was found, in words, when Value alone does not say it
+	Advice    string `json:"-"`
+}
+
+// found is what the text report shows in its FOUND column.
+func (c check) found() string {
+	switch {
+	case c.Found != "":
+		return c.Found
+	case c.Version != "":
+		return c.Value + " (" + c.Version + ")"
+	}
+	return c.Value
 }
 
 func runDoctor(opt doctorOptions) error {
@@ -67,7 +85,7 @@ func runDoctor(opt doctorOptions) error {
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "CHECK\tVERDICT\tFOUND\tADVICE")
 		for _, c := range checks {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Verdict, c.Value, c.Advice)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Verdict, c.found(), c.Advice)
 		}
 		_ = w.Flush()
 	}
@@ -82,10 +100,10 @@ func checkMPI(flavor topology.Flavor) check {
 	c := check{Name: "mpi library", Verdict: "ok", Value: version}
 	switch flavor {
 	case topology.NoMPI:
-		c.Verdict, c.Value = "warn", "built without MPI (single rank only)"
+		c.Verdict, c.Value, c.Problem, c.Found = "warn", "", "no-mpi", "built without MPI (single rank only)"
 		c.Advice = "rebuild with cgo and an MPI library (scripts/deps.sh; make build)"
 	case topology.UnknownMPI:
-		c.Verdict, c.Advice = "warn", "untested MPI family; Open MPI and MPICH are supported"
+		c.Verdict, c.Problem, c.Advice = "warn", "untested-mpi", "untested MPI family; Open MPI and MPICH are supported"
 	}
 	return c
 }
@@ -97,10 +115,10 @@ func checkLaunchers(flavor topology.Flavor) []check {
 		path, err := lookPath(name)
 		c := check{Name: "launcher " + name, Verdict: "ok", Value: path}
 		if err != nil {
-			c.Verdict, c.Value = "warn", "not found"
+			c.Verdict, c.Problem, c.Found = "warn", "not-found", "not found"
 			c.Advice = "needed to start jobs with " + name
-		} else if v := commandOutput(path, "--version"); v != "" {
-			c.Value += " (" + firstLine(v) + ")"
+		} else {
+			c.Version = firstLine(commandOutput(path, "--version"))
 		}
 		out = append(out, c)
 	}
@@ -111,7 +129,7 @@ func checkSrunPlugins(flavor topology.Flavor) check {
 	c := check{Name: "srun --mpi plugins"}
 	srun, err := lookPath("srun")
 	if err != nil {
-		c.Verdict, c.Value = "ok", "no Slurm here (lmdbio run uses mpirun)"
+		c.Verdict, c.Found = "ok", "no Slurm here (lmdbio run uses mpirun)"
 		return c
 	}
 	list := commandOutput(srun, "--mpi=list")
@@ -119,11 +137,11 @@ func checkSrunPlugins(flavor topology.Flavor) check {
 	want := flavor.SrunPlugin()
 	switch {
 	case list == "":
-		c.Verdict, c.Advice = "warn", "srun --mpi=list gave no answer (is Slurm configured? SLURM_CONF)"
+		c.Verdict, c.Problem, c.Advice = "warn", "no-answer", "srun --mpi=list gave no answer (is Slurm configured? SLURM_CONF)"
 	case strings.Contains(list, want):
 		c.Verdict = "ok"
 	default:
-		c.Verdict = "fail"
+		c.Verdict, c.Problem = "fail", "no-plugin"
 		c.Advice = fmt.Sprintf("%s needs srun --mpi=%s: ask the admins for Slurm's %s plugin, or use mpirun inside the allocation", flavor, want, want)
 	}
 	return c
@@ -133,15 +151,16 @@ func checkShm() check {
 	c := check{Name: "/dev/shm"}
 	var st unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &st); err != nil {
-		c.Verdict, c.Value = "fail", err.Error()
+		c.Verdict, c.Problem, c.Found = "fail", "no-shm", err.Error()
 		c.Advice = "lmdbio hands data to learners through POSIX shared memory: mount a tmpfs on /dev/shm"
 		return c
 	}
-	size, free := int64(st.Blocks)*st.Bsize, int64(st.Bavail)*st.Bsize
-	c.Value = fmt.Sprintf("size %s, free %s", humanBytes(size), humanBytes(free))
+	c.SizeBytes, c.FreeBytes = int64(st.Blocks)*st.Bsize, int64(st.Bavail)*st.Bsize
+	c.Value = "/dev/shm"
+	c.Found = fmt.Sprintf("size %s, free %s", humanBytes(c.SizeBytes), humanBytes(c.FreeBytes))
 	c.Verdict = "ok"
-	if free < 1<<30 {
-		c.Verdict = "warn"
+	if c.FreeBytes < 1<<30 {
+		c.Verdict, c.Problem = "warn", "small-shm"
 		c.Advice = "under 1 GiB free limits prefetch: enlarge it (containers: --shm-size; mount -o remount,size=8G /dev/shm)"
 	}
 	return c
@@ -152,7 +171,7 @@ func checkNoFile() check {
 	_ = unix.Getrlimit(unix.RLIMIT_NOFILE, &lim)
 	c := check{Name: "open files limit", Verdict: "ok", Value: limitString(lim.Cur)}
 	if lim.Cur < 4096 {
-		c.Verdict, c.Advice = "warn", "raise it (ulimit -n 65536) for large jobs: MPI opens a socket per peer"
+		c.Verdict, c.Problem, c.Advice = "warn", "low-limit", "raise it (ulimit -n 65536) for large jobs: MPI opens a socket per peer"
 	}
 	return c
 }
@@ -162,7 +181,7 @@ func checkMemlock() check {
 	_ = unix.Getrlimit(unix.RLIMIT_MEMLOCK, &lim)
 	c := check{Name: "locked memory limit", Verdict: "ok", Value: limitString(lim.Cur)}
 	if lim.Cur != unix.RLIM_INFINITY && lim.Cur < 64<<20 {
-		c.Verdict, c.Advice = "warn", "RDMA networks (InfiniBand) need it unlimited: ulimit -l unlimited, or ask the admins"
+		c.Verdict, c.Problem, c.Advice = "warn", "low-limit", "RDMA networks (InfiniBand) need it unlimited: ulimit -l unlimited, or ask the admins"
 	}
 	return c
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,13 +27,18 @@ type genOptions struct {
 	txnRecords int
 	overwrite  bool
 	json       bool
+	format     string
+	chunk      int
+	gzip       int
+	shuffle    bool
 }
 
 func newGenCommand() *cobra.Command {
-	opt := genOptions{records: 1000, size: "110KiB,20KiB", seed: 1, order: "key"}
+	opt := genOptions{records: 1000, size: "110KiB,20KiB", seed: 1, order: "key", format: "lmdb"}
 	cmd := &cobra.Command{
-		Use:   "gen --records N --size MEAN[,SD] [--datum] [--seed S] --out DIR",
-		Short: "Write a synthetic ImageNet-like LMDB dataset for benchmarks and tests",
+		Use: "gen --records N --size MEAN[,SD] [--datum] [--seed S] [--out] DIR\n" +
+			"  lmdbio gen --format hdf5 --records N --size CxHxW|BYTES [--chunk ROWS] [--gzip LEVEL] [--shuffle-filter] [--out] FILE",
+		Short: "Write a synthetic ImageNet-like LMDB or HDF5 dataset for benchmarks and tests",
 		Long: `
 
 Creates DIR/data.mdb with --records records keyed as Caffe's convert_imageset
@@ -39,14 +46,22 @@ keys them ("00000042_n01440764/n01440764_42.JPEG"). Value sizes follow a
 normal distribution (--size MEAN,SD); values are incompressible random bytes,
 wrapped in a Caffe Datum of 3 channels with --datum. The same
 flags always give the same records; --order random inserts them in a random
-order over many transactions, which scatters them over the file.`,
+order over many transactions, which scatters them over the file.
+
+With --format hdf5, creates the HDF5 file FILE through libhdf5: dataset
+"data" holds --records rows of uint8 images of shape --size (e.g. 3x32x32,
+or a byte count such as 110KiB for flat rows), pixels with 6 bits of entropy
+each; dataset "label" their int64 labels. The rows are contiguous, or in
+chunks of --chunk rows, compressed with --gzip LEVEL (after the shuffle
+filter with --shuffle-filter); a filter without --chunk means chunks of
+about 1 MiB.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && opt.out == "" {
 				opt.out = args[0]
 			}
 			if opt.out == "" {
-				return usagef("gen: no output directory (--out DIR)")
+				return usagef("needs a DIR to write (with --format hdf5, a FILE)")
 			}
 			return runGen(opt.out, opt)
 		},
@@ -61,6 +76,10 @@ order over many transactions, which scatters them over the file.`,
 	f.IntVar(&opt.txnRecords, "txn-records", 0, "records per write transaction (0: 1000)")
 	f.BoolVar(&opt.overwrite, "overwrite", false, "replace an existing dataset in DIR")
 	f.BoolVar(&opt.json, "json", false, "print one JSON object")
+	f.StringVar(&opt.format, "format", opt.format, "lmdb or hdf5")
+	f.IntVar(&opt.chunk, "chunk", 0, "hdf5: rows per chunk (0: contiguous)")
+	f.IntVar(&opt.gzip, "gzip", 0, "hdf5: gzip (deflate) level 1-9 (0: none)")
+	f.BoolVar(&opt.shuffle, "shuffle-filter", false, "hdf5: the shuffle filter before gzip")
 	return cmd
 }
 
@@ -76,6 +95,14 @@ type genReport struct {
 }
 
 func runGen(dir string, opt genOptions) error {
+	switch {
+	case opt.format == "hdf5":
+		return runGenHDF5(dir, opt)
+	case opt.format != "lmdb":
+		return usagef("--format %q: want lmdb or hdf5", opt.format)
+	case opt.chunk != 0 || opt.gzip != 0 || opt.shuffle:
+		return usagef("--chunk, --gzip and --shuffle-filter need --format hdf5")
+	}
 	mean, sd, err := parseMeanSD(opt.size)
 	if err != nil {
 		return usageError(err)
@@ -90,29 +117,86 @@ func runGen(dir string, opt genOptions) error {
 	default:
 		return usagef("--order %q: want key or random", opt.order)
 	}
-	if !opt.json && term.IsTerminal(int(os.Stderr.Fd())) {
-		gopt.Progress = genProgress(time.Now())
+	write := func(progress func(done, total int)) (gen.Summary, error) {
+		gopt.Progress = progress
+		return gen.Write(dir, gopt)
 	}
-	sum, err := gen.Write(dir, gopt)
-	if gopt.Progress != nil {
+	return writeGen(dir, opt, write, func(r genReport) string {
+		return fmt.Sprintf("%d records, %s of values, data.mdb %s", r.Records, humanBytes(r.Bytes), humanBytes(r.FileSize))
+	})
+}
+
+// writeGen runs write, with a progress line when stderr is a terminal, and
+// reports what it wrote: JSON, or "wrote PATH: " what(report) and the time.
+func writeGen(path string, opt genOptions, write func(progress func(done, total int)) (gen.Summary, error),
+	what func(genReport) string) error {
+	var progress func(done, total int)
+	if !opt.json && term.IsTerminal(int(os.Stderr.Fd())) {
+		progress = genProgress(time.Now())
+	}
+	sum, err := write(progress)
+	if progress != nil {
 		fmt.Fprintln(os.Stderr)
 	}
-	if errors.Is(err, gen.ErrOptions) || errors.Is(err, fs.ErrExist) {
+	if errors.Is(err, gen.ErrOptions) {
 		return usageError(err)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return inputError(err)
 	}
 	if err != nil {
 		return err
 	}
-	r := genReport{Type: "gen", Path: dir, Records: sum.Records, Bytes: sum.Bytes, FileSize: sum.FileSize,
+	r := genReport{Type: "gen", Path: path, Records: sum.Records, Bytes: sum.Bytes, FileSize: sum.FileSize,
 		Seconds: sum.Elapsed.Seconds(), MBps: float64(sum.Bytes) / max(sum.Elapsed.Seconds(), 1e-9) / 1e6}
 	if opt.json {
 		b, _ := json.Marshal(r)
 		fmt.Println(string(b))
 		return nil
 	}
-	fmt.Printf("wrote %s: %d records, %s of values, data.mdb %s, %.1f s (%.0f MB/s)\n",
-		r.Path, r.Records, humanBytes(r.Bytes), humanBytes(r.FileSize), r.Seconds, r.MBps)
+	fmt.Printf("wrote %s: %s, %.1f s (%.0f MB/s)\n", r.Path, what(r), r.Seconds, r.MBps)
 	return nil
+}
+
+// runGenHDF5 writes an HDF5 file of image rows and labels.
+func runGenHDF5(path string, opt genOptions) error {
+	if opt.datum || opt.order != "key" || opt.txnRecords != 0 {
+		return usagef("--datum, --order and --txn-records are for --format lmdb")
+	}
+	shape, err := parseImageShape(opt.size)
+	if err != nil {
+		return usageError(err)
+	}
+	gopt := gen.HDF5Options{Records: opt.records, Shape: shape, Seed: opt.seed, ChunkRows: opt.chunk,
+		Gzip: opt.gzip, Shuffle: opt.shuffle, Overwrite: opt.overwrite}
+	write := func(progress func(done, total int)) (gen.Summary, error) {
+		gopt.Progress = progress
+		return gen.WriteHDF5(path, gopt)
+	}
+	return writeGen(path, opt, write, func(r genReport) string {
+		return fmt.Sprintf("%d rows of uint8 %s, %s of values, file %s", r.Records, opt.size, humanBytes(r.Bytes), humanBytes(r.FileSize))
+	})
+}
+
+// parseImageShape reads an image shape, "3x32x32", or a byte count for
+// flat rows, "110KiB".
+func parseImageShape(v string) ([]int, error) {
+	if !strings.Contains(v, "x") {
+		n, err := units.ParseSize(v)
+		if err != nil || n < 1 || n > math.MaxInt32 {
+			return nil, fmt.Errorf("--size %q: want an image shape such as 3x32x32, or a row size such as 110KiB", v)
+		}
+		return []int{int(n)}, nil
+	}
+	var shape []int
+	for _, f := range strings.Split(v, "x") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--size %q: want an image shape such as 3x32x32", v)
+		}
+		shape = append(shape, n)
+	}
+	return shape, nil
 }
 
 // genProgress returns a progress callback that redraws one stderr line.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/index"
@@ -43,11 +44,44 @@ func runIndex(path string, opt indexOptions) error {
 	}
 	secs := time.Since(start).Seconds()
 	if opt.json {
-		b, _ := json.Marshal(map[string]any{"type": "index", "records": x.Len(), "value_bytes": x.TotalBytes(),
-			"from": from, "seconds": secs})
+		b, _ := json.Marshal(newIndexReport(x.Len(), x.TotalBytes(), secs, from))
 		fmt.Println(string(b))
 		return nil
 	}
-	fmt.Printf("records=%d value_bytes=%d seconds=%.3f index: %s\n", x.Len(), x.TotalBytes(), secs, from)
+	fmt.Printf("records=%d bytes=%d seconds=%.3f index: %s\n", x.Len(), x.TotalBytes(), secs, from)
 	return nil
+}
+
+// indexReport is the JSON line of lmdbio index.
+type indexReport struct {
+	Type     string   `json:"type"`
+	Records  int      `json:"records"`
+	Bytes    int64    `json:"bytes"` // the sum of the value lengths
+	Seconds  float64  `json:"seconds"`
+	Built    bool     `json:"built"`             // built now, not read from a saved index
+	Location string   `json:"location"`          // where it is kept: sidecar, cache or memory
+	Path     string   `json:"index_path"`        // "" when kept in memory
+	Ignored  []string `json:"ignored,omitempty"` // saved indexes not trusted: stale-sidecar, corrupt-cache, ...
+}
+
+// newIndexReport puts into fields what index.Load says in words: "sidecar
+// PATH", "cache PATH", "built, saved to sidecar|cache PATH" or "built, kept
+// in memory", then " (ignored stale sidecar, corrupt cache)".
+func newIndexReport(records int, bytes int64, secs float64, from string) indexReport {
+	r := indexReport{Type: "index", Records: records, Bytes: bytes, Seconds: secs}
+	if i := strings.LastIndex(from, " (ignored "); i >= 0 && strings.HasSuffix(from, ")") {
+		for _, what := range strings.Split(from[i+len(" (ignored "):len(from)-1], ", ") {
+			r.Ignored = append(r.Ignored, strings.ReplaceAll(what, " ", "-"))
+		}
+		from = from[:i]
+	}
+	if rest, ok := strings.CutPrefix(from, "built, "); ok {
+		r.Built = true
+		from = strings.TrimPrefix(rest, "saved to ")
+	}
+	r.Location, r.Path, _ = strings.Cut(from, " ")
+	if r.Location == "kept" {
+		r.Location, r.Path = "memory", ""
+	}
+	return r
 }

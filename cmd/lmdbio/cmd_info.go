@@ -2,24 +2,29 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"text/tabwriter"
 
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/spf13/cobra"
 )
 
 type infoOptions struct {
 	json bool
+	// HDF5: the source to describe, and whether to read all of it.
+	dataset, labels string
+	verify          bool
 }
 
 func newInfoCommand() *cobra.Command {
 	var opt infoOptions
 	cmd := &cobra.Command{
-		Use:   "info [--json] PATH",
-		Short: "Describe an LMDB dataset: records, tree, value sizes, layout",
+		Use:   "info [--json] [--dataset NAME] [--labels NAME] [--verify] PATH",
+		Short: "Describe an LMDB or HDF5 dataset: records, tree or datasets, value sizes, layout",
 		Long: `
 
 Walks the B+tree's branch and leaf pages once (value bytes are not read) and
@@ -27,11 +32,23 @@ prints the record count, tree depth, branch, leaf and overflow pages, the
 distribution of value sizes, the file size, and how sequential the layout is:
 the fraction of records whose value starts within a page of where the previous
 record's value ended, which is what lets a reader fetch the
-records of a batch in one large read.`,
+records of a batch in one large read.
+
+For an HDF5 file (found by its signature, whatever its name), lists every
+dataset through its groups: shape, element type, layout, chunk shape,
+filters, bytes on disk and logical, and whether lmdbio reads its rows by
+offset, by chunk (decoding gzip and shuffle in Go) or through libhdf5 (any
+other filter, compact, virtual or external storage), and why. Then it
+describes the rows lmdbio would read: --dataset (default data) and
+--labels (default label, if present). --verify reads and decodes every
+block of them.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return withPath(args[0], runInfo(args[0], opt)) },
 	}
-	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object (HDF5: one per dataset, then the summary)")
+	cmd.Flags().StringVar(&opt.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")
+	cmd.Flags().StringVar(&opt.labels, "labels", "", "HDF5: the labels dataset (default label, if present)")
+	cmd.Flags().BoolVar(&opt.verify, "verify", false, "HDF5: read and decode every block of the records")
 	return cmd
 }
 
@@ -48,7 +65,7 @@ type datasetInfo struct {
 	LeafPages     uint64  `json:"leaf_pages"`
 	OverflowPages uint64  `json:"overflow_pages"`
 	KeyBytes      uint64  `json:"key_bytes"`
-	ValueBytes    uint64  `json:"value_bytes"`
+	ValueBytes    uint64  `json:"bytes"` // the sum of the value lengths, as everywhere
 	ValueMin      int64   `json:"value_min"`
 	ValueMedian   int64   `json:"value_median"`
 	ValueMean     float64 `json:"value_mean"`
@@ -58,6 +75,15 @@ type datasetInfo struct {
 }
 
 func runInfo(path string, opt infoOptions) error {
+	format, err := source.Detect(path)
+	switch {
+	case format == source.HDF5:
+		return runInfoHDF5(path, opt)
+	case errors.Is(err, source.ErrUnknownFormat) && isFile(path):
+		return usageError(err)
+	case format == source.LMDB && (opt.dataset != "" || opt.labels != "" || opt.verify):
+		return usagef("--dataset, --labels and --verify are for HDF5 files")
+	}
 	dataPath, err := lmdbfmt.DataPath(path)
 	if err != nil {
 		return err
@@ -128,4 +154,10 @@ func printInfo(i datasetInfo) {
 	row("value size", "min %d, median %d, mean %.0f, p99 %d, max %d", i.ValueMin, i.ValueMedian, i.ValueMean, i.ValueP99, i.ValueMax)
 	row("sequential", "%.1f%% of records follow the previous one on disk", 100*i.Sequential)
 	_ = w.Flush()
+}
+
+// isFile says whether path is a regular file.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

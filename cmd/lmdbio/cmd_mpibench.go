@@ -47,7 +47,7 @@ type mpibenchResult struct {
 
 func runMPIBench(opt mpibenchOptions) error {
 	if opt.iters < 1 || opt.size < 1 {
-		return usagef("mpibench: --iters and --size must be at least 1")
+		return usagef("--iters and --size must be at least 1")
 	}
 	job, err := startJob()
 	if err != nil {

@@ -69,7 +69,7 @@ page cache.
 		},
 	}
 	f := cmd.Flags()
-	opt.loader.register(f, false)
+	opt.loader.register(f, "") // always keep: every record once
 	f.StringVar(&opt.workload, "workload", opt.workload, "emulated accelerators: "+strings.Join(bench.WorkloadNames(), ", ")+", or custom with --compute and --batch")
 	f.DurationVar(&opt.compute, "compute", 0, "emulated compute per batch (a custom workload; with --batch and --threshold)")
 	f.Float64Var(&opt.threshold, "threshold", 0.9, "AU a custom workload must keep")

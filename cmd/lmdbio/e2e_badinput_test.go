@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,6 +72,7 @@ func TestE2EDigestBadInput(t *testing.T) {
 			for _, args := range [][]string{{"digest"}, {"info"}, {"index"}} {
 				r := lmdbio(t, nil, append(args, path)...)
 				checkOneLineError(t, r, 2, "lmdbio: "+path+": ")
+				checkNoRepeats(t, r.stderr)
 				if r.stdout != "" {
 					t.Errorf("%s printed a report for a bad dataset:\n%s", args, r)
 				}
@@ -199,4 +201,27 @@ func unsupportedDB(t *testing.T, spec lmdbtest.Spec) string {
 	}
 	lmdbtest.Write(t, dir, spec)
 	return dir
+}
+
+// TestE2EShmFull: a /dev/shm too small for the arena the options ask for
+// is bad input (status 2), like a batch too large for the machine: the
+// line says what is needed and which options shrink it. (It needs root, to
+// mount a small /dev/shm in a mount namespace of its own.)
+func TestE2EShmFull(t *testing.T) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare")
+	}
+	dir, _ := genDB(t, "--records", "300", "--size", "2KiB,1KiB")
+	script := `mount -t tmpfs -o size=1m lmdbio-e2e /dev/shm && exec "$@"`
+	r := execute(t, time60s, baseEnv(), unshare, "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+		lmdbioBin, "digest", dir)
+	if strings.Contains(r.stderr, "mount") && r.code != 2 {
+		t.Skipf("cannot mount a tmpfs here:\n%s", r)
+	}
+	checkOneLineError(t, r, 2, "lmdbio: "+dir+": ")
+	if !strings.Contains(r.stderr, "shared memory") || !strings.Contains(r.stderr, "--window") {
+		t.Errorf("the line does not say what is short and what to do:\n%s", r)
+	}
+	checkNoRepeats(t, r.stderr)
 }

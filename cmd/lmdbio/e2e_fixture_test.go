@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
+	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 )
 
@@ -25,34 +24,50 @@ func (d digestLine) String() string {
 	return fmt.Sprintf("records=%d bytes=%d digest=%016x", d.records, d.bytes, d.digest)
 }
 
+// liblmdbStat is liblmdb's statistics of the main database (MDB_stat).
+type liblmdbStat struct {
+	PageSize, Depth                                int
+	BranchPages, LeafPages, OverflowPages, Entries int64
+}
+
 // liblmdbDigest computes the digest of the main database at path from
 // liblmdb's own cursor, independently of everything lmdbio reads with. It
 // opens the environment read-only without a lock file. It also returns
 // liblmdb's statistics, so a test can check the shape of its fixture.
-func liblmdbDigest(t *testing.T, path string, noSubdir bool) (digestLine, lmdb.Stat) {
+func liblmdbDigest(t *testing.T, path string, noSubdir bool) (digestLine, liblmdbStat) {
 	t.Helper()
-	flags := lmdb.ReadOnly | lmdb.NoLock
+	flags := uint(lmdb.Readonly | lmdb.NoLock)
 	if noSubdir {
 		flags |= lmdb.NoSubdir
 	}
-	env, err := lmdb.Open(path, flags, 0)
-	if err != nil {
-		t.Fatalf("liblmdb: %v", err)
-	}
-	defer env.Close()
-	st, err := env.Stat()
+	env, err := lmdb.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer env.Close()
+	if err := env.Open(path, flags, 0); err != nil {
+		t.Fatalf("liblmdb: open %s: %v", path, err)
+	}
+	s, err := env.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := liblmdbStat{PageSize: int(s.PSize), Depth: int(s.Depth), BranchPages: int64(s.BranchPages),
+		LeafPages: int64(s.LeafPages), OverflowPages: int64(s.OverflowPages), Entries: int64(s.Entries)}
 	var d digestLine
 	err = env.View(func(txn *lmdb.Txn) error {
-		c, err := txn.Cursor()
+		txn.RawRead = true
+		dbi, err := txn.OpenRoot(0)
+		if err != nil {
+			return err
+		}
+		c, err := txn.OpenCursor(dbi)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		k, v, err := c.First()
-		for ; err == nil; k, v, err = c.Next() {
+		k, v, err := c.Get(nil, nil, lmdb.First)
+		for ; err == nil; k, v, err = c.Get(nil, nil, lmdb.Next) {
 			h := sha256.New()
 			h.Write(k)
 			h.Write(v)
@@ -60,7 +75,7 @@ func liblmdbDigest(t *testing.T, path string, noSubdir bool) (digestLine, lmdb.S
 			d.records++
 			d.bytes += int64(len(v))
 		}
-		if errors.Is(err, lmdb.ErrNotFound) {
+		if lmdb.IsNotFound(err) {
 			return nil
 		}
 		return err

@@ -41,7 +41,7 @@ func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 func rankProcs(marker string) map[int]int {
 	out := map[int]int{}
 	for _, p := range procsWith(marker) {
-		if !strings.HasPrefix(p.cmdline, lmdbioBin+" digest") {
+		if !strings.HasPrefix(p.cmdline, lmdbioBin+" ") || strings.HasPrefix(p.cmdline, lmdbioBin+" run ") {
 			continue
 		}
 		if r, err := strconv.Atoi(procEnv(p.pid, "OMPI_COMM_WORLD_RANK")); err == nil {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -96,7 +97,7 @@ func baseEnv(extra ...string) []string {
 		case strings.HasPrefix(name, "SLURM_"), strings.HasPrefix(name, "PMIX_"), strings.HasPrefix(name, "PMI_"),
 			strings.HasPrefix(name, "OMPI_COMM_WORLD"), strings.HasPrefix(name, "OMPI_MCA_orte"),
 			strings.HasPrefix(name, "OMPI_MCA_ess"), strings.HasPrefix(name, "OMPI_MCA_pmix"),
-			strings.HasPrefix(name, "LMDBIO_"):
+			strings.HasPrefix(name, "LMDBIO_"), name == "TMPDIR":
 			continue
 		}
 		env = append(env, kv)
@@ -122,6 +123,13 @@ func commandOut(ctx context.Context, t *testing.T, env []string, name string, ar
 	t.Helper()
 	c := exec.CommandContext(ctx, name, args...)
 	c.Env = env
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
+		// A temporary directory of its own: Open MPI keeps its session
+		// files under $TMPDIR/ompi.<host>.<uid>, where processes that
+		// start and end at the same moment race (mkdir fails with "File
+		// exists").
+		c.Env = append(env, "TMPDIR="+shortTempDir(t))
+	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	dir := t.TempDir()
@@ -139,6 +147,17 @@ func commandOut(ctx context.Context, t *testing.T, env []string, name string, ar
 		return string(o), string(e)
 	}
 	return c, read, stdout.Name()
+}
+
+// shortTempDir is t.TempDir with a short path: sockets Open MPI makes in
+// it must fit the 108 bytes of a socket address.
+func shortTempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // execute runs name args to the end or the deadline.
@@ -165,10 +184,13 @@ func exitStatus(c *exec.Cmd, err error) int {
 	return c.ProcessState.ExitCode()
 }
 
+// time60s bounds a command that should take a moment.
+const time60s = 60 * time.Second
+
 // lmdbio runs the binary with the base environment and extra variables.
 func lmdbio(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	return execute(t, 60*time.Second, baseEnv(env...), lmdbioBin, args...)
+	return execute(t, time60s, baseEnv(env...), lmdbioBin, args...)
 }
 
 // mpirun runs lmdbio args on n ranks with plain mpirun; env is passed to

@@ -69,7 +69,7 @@ func TestE2EInfo(t *testing.T) {
 			BranchPages   int64  `json:"branch_pages"`
 			LeafPages     int64  `json:"leaf_pages"`
 			OverflowPages int64  `json:"overflow_pages"`
-			ValueBytes    int64  `json:"value_bytes"`
+			ValueBytes    int64  `json:"bytes"`
 		}
 		if err := json.Unmarshal([]byte(ls[0]), &info); err != nil {
 			t.Fatal(err)
@@ -91,10 +91,12 @@ func TestE2EInfo(t *testing.T) {
 func TestE2EIndex(t *testing.T) {
 	dir, want := scatteredDB(t)
 	type report struct {
-		Type       string `json:"type"`
-		Records    int64  `json:"records"`
-		ValueBytes int64  `json:"value_bytes"`
-		From       string `json:"from"`
+		Type      string `json:"type"`
+		Records   int64  `json:"records"`
+		Bytes     int64  `json:"bytes"`
+		Built     bool   `json:"built"`
+		Location  string `json:"location"`
+		IndexPath string `json:"index_path"`
 	}
 	index := func(args ...string) report {
 		t.Helper()
@@ -104,24 +106,23 @@ func TestE2EIndex(t *testing.T) {
 		if r.code != 0 || len(ls) != 1 || json.Unmarshal([]byte(ls[0]), &rep) != nil {
 			t.Fatalf("want one JSON line:\n%s", r)
 		}
-		if rep.Type != "index" || rep.Records != want.records || rep.ValueBytes != want.bytes || rep.From == "" {
+		if rep.Type != "index" || rep.Records != want.records || rep.Bytes != want.bytes {
 			t.Errorf("index %+v, liblmdb %v", rep, want)
 		}
 		return rep
 	}
-	first := index()
-	if !fileExists(filepath.Join(dir, "lmdbio.idx")) {
-		t.Errorf("no sidecar beside a writable database (from %q)", first.From)
+	sidecar := filepath.Join(dir, "lmdbio.idx")
+	if first := index(); !first.Built || first.Location != "sidecar" || first.IndexPath != sidecar || !fileExists(sidecar) {
+		t.Errorf("first run: %+v; want built and saved to %s", first, sidecar)
 	}
-	second := index()
-	if second.From == first.From {
-		t.Errorf("second index run should load what the first saved, both say %q", first.From)
+	if second := index(); second.Built || second.Location != "sidecar" || second.IndexPath != sidecar {
+		t.Errorf("second run should load what the first saved: %+v", second)
 	}
-	if rebuilt := index("--rebuild"); rebuilt.From == second.From {
-		t.Errorf("--rebuild loaded the saved index: %q", rebuilt.From)
+	if rebuilt := index("--rebuild"); !rebuilt.Built {
+		t.Errorf("--rebuild loaded the saved index: %+v", rebuilt)
 	}
 	r := lmdbio(t, nil, "index", dir)
-	if r.code != 0 || !strings.HasPrefix(r.stdout, fmt.Sprintf("records=%d value_bytes=%d ", want.records, want.bytes)) {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, fmt.Sprintf("records=%d bytes=%d ", want.records, want.bytes)) {
 		t.Errorf("text report:\n%s", r)
 	}
 }

@@ -28,15 +28,21 @@ EXIT STATUS
 
 // exitError carries an exit status through cobra's error return.
 type exitError struct {
-	code int
-	err  error
+	code  int
+	usage bool // a mistake on the command line: the error line names the command
+	err   error
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageError marks err as a mistake on the command line (exit 2).
-func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+// usageError marks err as a mistake on the command line (exit 2); its line
+// names the command: "lmdbio info: needs a PATH".
+func usageError(err error) error { return &exitError{code: exitUsage, usage: true, err: err} }
+
+// inputError marks err as bad input other than the command line: a dataset, a
+// variable, the way the job was launched (exit 2).
+func inputError(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }
@@ -71,8 +77,11 @@ func isBadInput(err error) bool {
 	return loader.IsBadInput(err) || errors.Is(err, topology.ErrLaunch)
 }
 
-// report prints err as the one line the user sees and returns the exit status.
-func report(err error) int {
+// report prints err as the one line the user sees and returns the exit
+// status. command is the command that ran ("lmdbio info"), named by usage
+// errors; other errors start "lmdbio: ", unless they name their command
+// themselves ("lmdbio run: ...").
+func report(command string, err error) int {
 	if err == nil || errors.Is(err, errQuiet) {
 		return exitCode(unquiet(err))
 	}
@@ -80,9 +89,46 @@ func report(err error) int {
 		fmt.Fprintln(os.Stderr, "lmdbio: interrupted")
 		return exitFailure
 	}
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintln(os.Stderr, "lmdbio: "+strings.TrimPrefix(msg, "lmdbio: "))
+	fmt.Fprintln(os.Stderr, errorLine(command, err))
 	return exitCode(err)
+}
+
+// errorLine formats err as one line.
+func errorLine(command string, err error) string {
+	msg := dedupePrefixes(strings.Join(strings.Fields(err.Error()), " "))
+	if msg == "lmdbio" || strings.HasPrefix(msg, "lmdbio ") || strings.HasPrefix(msg, "lmdbio:") {
+		return msg
+	}
+	var ee *exitError
+	if command == "" || !errors.As(err, &ee) || !ee.usage {
+		command = "lmdbio"
+	}
+	// "lmdbio gen: gen: ..." when the error comes from the package named
+	// like the command.
+	name := command[strings.LastIndexByte(command, ' ')+1:]
+	return command + ": " + strings.TrimPrefix(msg, name+": ")
+}
+
+// dedupePrefixes drops a "word: " prefix said before in the line, as errors
+// wrapped twice by one package read ("reader: reader: short read", "shm:
+// create x: shm: no space"): a segment repeated right after itself, or a
+// package name (one lower-case word) repeated anywhere.
+func dedupePrefixes(msg string) string {
+	parts := strings.Split(msg, ": ")
+	out := parts[:1]
+	seen := map[string]bool{parts[0]: true}
+	for _, p := range parts[1:] {
+		if p == out[len(out)-1] || (seen[p] && isPackageName(p)) {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
+}
+
+func isPackageName(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789") == ""
 }
 
 // errQuiet marks an error another rank has already reported: this rank only

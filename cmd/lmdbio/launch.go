@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strconv"
+	"strings"
 
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -11,7 +12,8 @@ import (
 // launchRequest is what the user asked lmdbio run for, and what it found
 // about the machine.
 type launchRequest struct {
-	ranks, nodes, perNode int // 0: let the launcher decide
+	ranks, nodes, perNode int      // 0: let the launcher decide
+	launcherArgs          []string // the user's own launcher options, before the command
 	command               []string
 	getenv                func(string) string
 	lookPath              func(string) (string, error)
@@ -31,10 +33,27 @@ type launch struct {
 // planLaunch picks srun inside a Slurm allocation and mpirun elsewhere, with
 // the flags this MPI needs. It runs nothing.
 func planLaunch(r launchRequest) (launch, error) {
+	if err := checkPlacement(r.ranks, r.nodes, r.perNode); err != nil {
+		return launch{}, err
+	}
 	if r.getenv("SLURM_JOB_ID") != "" {
 		return planSrun(r)
 	}
 	return planMpirun(r)
+}
+
+// checkPlacement refuses rank counts no launcher can place as asked, where
+// srun or mpirun would quietly place them differently (srun -n 4 -N 5 runs on
+// 4 nodes).
+func checkPlacement(ranks, nodes, perNode int) error {
+	if ranks > 0 && nodes > ranks {
+		return fmt.Errorf("-N %d with -n %d: %d of the nodes would have no rank", nodes, ranks, nodes-ranks)
+	}
+	if ranks > 0 && nodes > 0 && perNode > 0 && nodes*perNode < ranks {
+		return fmt.Errorf("-n %d does not fit on -N %d nodes of --ranks-per-node %d (%d ranks at most)",
+			ranks, nodes, perNode, nodes*perNode)
+	}
+	return nil
 }
 
 func planSrun(r launchRequest) (launch, error) {
@@ -52,6 +71,7 @@ func planSrun(r launchRequest) (launch, error) {
 	if r.perNode > 0 {
 		argv = append(argv, "--ntasks-per-node="+strconv.Itoa(r.perNode))
 	}
+	argv = append(argv, r.launcherArgs...)
 	return launch{argv: append(argv, r.command...)}, nil
 }
 
@@ -76,17 +96,14 @@ func planMpirun(r launchRequest) (launch, error) {
 	if mpirun == "" {
 		return launch{}, fmt.Errorf("no MPI launcher found (looked for %v): install %s, e.g. with scripts/deps.sh", names, r.flavor)
 	}
+	ranks, perNode, err := virtualNodes(r.ranks, r.nodes, r.perNode)
+	if err != nil {
+		return launch{}, err
+	}
 	var l launch
 	l.argv = []string{mpirun}
-	if r.ranks > 0 {
-		l.argv = append(l.argv, "-n", strconv.Itoa(r.ranks))
-	}
-	perNode := r.perNode
-	if r.nodes > 0 && perNode == 0 {
-		if r.ranks == 0 {
-			return launch{}, fmt.Errorf("-N %d without a Slurm allocation emulates nodes on this host and needs -n", r.nodes)
-		}
-		perNode = (r.ranks + r.nodes - 1) / r.nodes
+	if ranks > 0 {
+		l.argv = append(l.argv, "-n", strconv.Itoa(ranks))
 	}
 	if perNode > 0 {
 		l.env = append(l.env, topology.RanksPerNodeEnv+"="+strconv.Itoa(perNode))
@@ -94,16 +111,58 @@ func planMpirun(r launchRequest) (launch, error) {
 			perNode, topology.RanksPerNodeEnv, perNode)
 	}
 	if r.flavor != topology.MPICH {
-		l.argv = append(l.argv, openMPIFlags(r, perNode > 0)...)
+		l.argv = append(l.argv, openMPIFlags(r, ranks, perNode > 0)...)
 	}
+	l.argv = append(l.argv, r.launcherArgs...)
 	l.argv = append(l.argv, r.command...)
 	return l, nil
 }
 
+// virtualNodes works out the rank count and the size of the virtual nodes
+// that emulate -N nodes on one host, where a node is K consecutive ranks
+// (K = perNode, 0 for none). Not every -N can be made of equal runs of
+// consecutive ranks: -n 4 -N 3 cannot, and is refused rather than run on 2.
+func virtualNodes(ranks, nodes, perNode int) (int, int, error) {
+	if nodes == 0 {
+		return ranks, perNode, nil
+	}
+	if ranks == 0 {
+		if perNode == 0 {
+			return 0, 0, fmt.Errorf("-N %d without a Slurm allocation emulates nodes on this host and needs -n or --ranks-per-node", nodes)
+		}
+		return nodes * perNode, perNode, nil
+	}
+	if perNode == 0 {
+		perNode = (ranks + nodes - 1) / nodes
+	}
+	if got := (ranks + perNode - 1) / perNode; got != nodes {
+		return 0, 0, fmt.Errorf("-n %d in virtual nodes of %d consecutive ranks makes %d nodes, not -N %d (possible: %s)",
+			ranks, perNode, got, nodes, virtualNodeCounts(ranks))
+	}
+	return ranks, perNode, nil
+}
+
+// virtualNodeCounts lists the node counts that ranks can be split into.
+func virtualNodeCounts(ranks int) string {
+	var counts []string
+	last := 0
+	for k := ranks; k >= 1; k-- {
+		if n := (ranks + k - 1) / k; n != last {
+			counts = append(counts, strconv.Itoa(n))
+			last = n
+		}
+		if len(counts) == 12 {
+			counts = append(counts, "...")
+			break
+		}
+	}
+	return strings.Join(counts, ", ")
+}
+
 // openMPIFlags are the flags Open MPI's mpirun needs on this machine.
-func openMPIFlags(r launchRequest, virtualNodes bool) []string {
+func openMPIFlags(r launchRequest, ranks int, virtualNodes bool) []string {
 	var flags []string
-	if r.ranks > r.cores {
+	if ranks > r.cores {
 		flags = append(flags, "--oversubscribe")
 	}
 	if r.root {

@@ -34,22 +34,25 @@ type loaderFlags struct {
 	cache       string
 }
 
-func (f *loaderFlags) register(fs *pflag.FlagSet, withRemainder bool) {
+// register adds the flags to fs, with the loader's defaults. remainder is
+// the default of --remainder, "" for commands that fix the policy
+// themselves and have no such flag.
+func (f *loaderFlags) register(fs *pflag.FlagSet, remainder string) {
 	f.window, f.maxSpan, f.maxGap = loader.DefaultWindow, loader.DefaultMaxSpan, loader.DefaultMaxGap
 	f.chunk = loader.DefaultChunkBytes
 	fs.StringVar(&f.mode, "mode", "default", "reading mode: "+strings.Join(loader.ModeNames(), ", ")+", or default (all optimisations)")
-	fs.IntVarP(&f.batch, "batch", "b", 64, "records per learner batch")
-	fs.IntVar(&f.epochs, "epochs", 1, "epochs to read")
-	if withRemainder {
-		fs.StringVar(&f.remainder, "remainder", "drop-last", "records that do not fill a round: drop-last, pad (repeat records) or keep (short last batches)")
+	fs.IntVarP(&f.batch, "batch", "b", loader.DefaultBatch, "records per learner batch")
+	fs.IntVar(&f.epochs, "epochs", loader.DefaultEpochs, "epochs to read")
+	if remainder != "" {
+		fs.StringVar(&f.remainder, "remainder", remainder, "records that do not fill a round: drop-last, pad (repeat records) or keep (short last batches)")
 	}
 	fs.BoolVar(&f.direct, "direct", false, "read with O_DIRECT, bypassing the page cache")
-	fs.IntVar(&f.stagger, "stagger", 4, "node readers on storage at once (with the stag optimisation)")
+	fs.IntVar(&f.stagger, "stagger", loader.DefaultStagger, "node readers on storage at once (with the stag optimisation)")
 	fs.Var(&f.window, "window", "bytes a node reads per window (coalescing)")
-	fs.IntVar(&f.prefetch, "prefetch", 2, "windows read ahead of the learners")
+	fs.IntVar(&f.prefetch, "prefetch", loader.DefaultPrefetch, "windows read ahead of the learners")
 	fs.Var(&f.maxSpan, "max-span", "largest single read")
 	fs.Var(&f.maxGap, "max-gap", "unneeded bytes read through to merge two reads")
-	fs.IntVar(&f.ioDepth, "io-depth", 4, "reads in flight per node reader")
+	fs.IntVar(&f.ioDepth, "io-depth", loader.DefaultIODepth, "reads in flight per node reader")
 	fs.StringVar(&f.shuffle, "shuffle", "none", "order of every epoch: "+strings.Join(sampler.ShuffleNames(), ", ")+
 		" (none: the file's order; chunk: shuffled chunks of the file; global: a random permutation; local: each node shuffles its own share)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the shuffles")

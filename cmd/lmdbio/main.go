@@ -15,10 +15,17 @@ func main() {
 // run executes the command line and returns the process exit status. It is
 // separate from main so tests can call it.
 func run(args []string) int {
+	if len(args) > 0 && args[0] == guardCommand {
+		return runGuard(args[1:])
+	}
 	root := newRootCommand()
 	root.SetArgs(args)
-	err := root.Execute()
-	return report(err)
+	cmd, err := root.ExecuteC()
+	name := "lmdbio"
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	return report(name, err)
 }
 
 func newRootCommand() *cobra.Command {
@@ -32,7 +39,7 @@ memory.` + exitStatusHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(flagError(err)) })
 	root.AddCommand(
 		newRunCommand(),
 		newTopologyCommand(),
@@ -45,12 +52,29 @@ memory.` + exitStatusHelp,
 		newBenchCommand(),
 		newModelCommand(),
 		newStallCommand(),
+		newVersionCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.Long = c.Short + "." + c.Long + exitStatusHelp
 	}
+	// lmdbio completion bash|zsh|fish|powershell: cobra's scripts, which
+	// complete commands, flags and file names.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return cmd.Help()
+				}
+				return usagef("no shell %q: want bash, zsh, fish or powershell", args[0])
+			}
+		}
+	}
 	usageChecks(root)
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = version
+	cobra.AddTemplateFunc("buildText", func() string { return readBuild().text() })
+	root.SetVersionTemplate("{{buildText}}")
 	return root
 }

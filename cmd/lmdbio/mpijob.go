@@ -12,8 +12,9 @@ import (
 // startJob, does its part, and ends with finish, which makes all ranks agree
 // on the outcome so only one of them reports a failure.
 type mpiJob struct {
-	topo   *topology.Topology
-	flavor topology.Flavor
+	topo    *topology.Topology
+	flavor  topology.Flavor
+	cleanup func() // after MPI_Finalize
 }
 
 // startJob checks how the job was launched, initialises MPI and discovers
@@ -21,19 +22,22 @@ type mpiJob struct {
 func startJob() (*mpiJob, error) {
 	flavor := topology.FlavorOf(mpi.LibraryVersion())
 	if err := topology.CheckBeforeInit(os.Getenv, flavor); err != nil {
-		return nil, usageError(err)
+		return nil, inputError(err)
 	}
+	cleanup := singletonSessionDir(flavor)
 	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
+		cleanup()
 		return nil, fmt.Errorf("cannot start MPI: %w", err)
 	}
 	world := mpi.World()
 	if err := topology.CheckAfterInit(os.Getenv, flavor, world.Size()); err != nil {
 		_ = mpi.Finalize()
-		return nil, usageError(err)
+		cleanup()
+		return nil, inputError(err)
 	}
 	topo, err := topology.Discover(world)
 	if err != nil {
-		err = usageError(err)
+		err = inputError(err)
 	}
 	// A bad setting (LMDBIO_RANKS_PER_NODE) fails on every rank alike: say
 	// it once.
@@ -42,9 +46,35 @@ func startJob() (*mpiJob, error) {
 			topo.Free()
 		}
 		_ = mpi.Finalize()
+		cleanup()
 		return nil, err
 	}
-	return &mpiJob{topo: topo, flavor: flavor}, nil
+	return &mpiJob{topo: topo, flavor: flavor, cleanup: cleanup}, nil
+}
+
+// singletonSessionDir gives lmdbio a session directory of its own when it
+// runs as an Open MPI singleton (started without a launcher), and returns
+// the function that removes it after MPI_Finalize. Open MPI keeps every
+// process's session files under <tmp>/ompi.<host>.<uid>, which a singleton
+// creates and, once empty, removes again: singletons that start and end at
+// the same moment (lmdbio info and digest run side by side by a script)
+// race there, and one of them fails MPI_Init with "mkdir ... File exists".
+func singletonSessionDir(flavor topology.Flavor) func() {
+	const base = "OMPI_MCA_orte_tmpdir_base"
+	if flavor != topology.OpenMPI || os.Getenv(base) != "" {
+		return func() {}
+	}
+	for _, v := range []string{"OMPI_COMM_WORLD_SIZE", "OMPI_MCA_ess_base_jobid", "PMIX_RANK"} {
+		if os.Getenv(v) != "" {
+			return func() {} // a launcher made the directory before starting us
+		}
+	}
+	dir, err := os.MkdirTemp("", "lmdbio-mpi-")
+	if err != nil {
+		return func() {} // Open MPI's usual place, then
+	}
+	os.Setenv(base, dir)
+	return func() { os.RemoveAll(dir) }
 }
 
 // agree makes every rank learn whether any rank failed. The lowest failing
@@ -68,7 +98,7 @@ func agreeOn(world *mpi.Comm, err error) error {
 	case out[0] == exitOK:
 		return nil
 	case int64(world.Rank()) == -out[1]:
-		report(err)
+		report("", err)
 		err = quiet(int(out[0]))
 	default:
 		err = quiet(int(out[0]))
@@ -82,10 +112,11 @@ func agreeOn(world *mpi.Comm, err error) error {
 // fail ends the whole job at once from one rank, for failures that other
 // ranks cannot be asked to agree on (they may be blocked in a collective).
 func (j *mpiJob) fail(err error) {
-	code := report(err)
+	code := report("", err)
 	if j.topo.Size > 1 {
 		mpi.Abort(code)
 	}
+	j.cleanup()
 	os.Exit(code)
 }
 
@@ -96,5 +127,6 @@ func (j *mpiJob) finish(err error) error {
 	if e := mpi.Finalize(); e != nil && err == nil {
 		err = e
 	}
+	j.cleanup()
 	return err
 }

@@ -25,6 +25,6 @@
 //
 //   - A Datum from Unmarshal aliases its input: Data is a sub-slice of the
 //     bytes given, so it is valid as long as they are (for a value read
-//     from pkg/lmdb, until the transaction ends).
+//     through liblmdb's map, until the transaction ends).
 //   - Malformed input yields an error matching ErrCorrupt, never a panic.
 package datum

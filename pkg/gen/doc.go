@@ -1,5 +1,6 @@
-// Package gen writes synthetic LMDB datasets shaped like ImageNet as Caffe
-// stores it, for benchmarks and tests.
+// Package gen writes synthetic datasets for benchmarks and tests: LMDB
+// shaped like ImageNet as Caffe stores it (Write), and HDF5 files of uint8
+// image rows with int64 labels (WriteHDF5).
 //
 // # Overview
 //
@@ -15,6 +16,8 @@
 //   - Determinism: each record is a function of (Seed, record number) alone,
 //     so the same options give the same records, and KeyOrder and Random
 //     give the same records, inserted in a different order.
-//   - Values are incompressible (a ChaCha8 stream), so file-system or
-//     transport compression cannot flatter a benchmark.
+//   - LMDB values are incompressible (a ChaCha8 stream), so file-system or
+//     transport compression cannot flatter a benchmark. HDF5 pixels keep 6
+//     bits of entropy each, so that a gzip filter has real work to undo
+//     (about 4:3) rather than storing noise.
 package gen

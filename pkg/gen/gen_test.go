@@ -16,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/datum"
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
 )
 
 // scan reads a dataset back: a digest of its (key, value) pairs, which the
@@ -31,20 +31,29 @@ type scan struct {
 
 func readBack(t *testing.T, dir string, check func(key, value []byte) error) scan {
 	t.Helper()
-	env, err := lmdb.Open(dir, lmdb.ReadOnly|lmdb.NoLock, 0)
+	env, err := lmdb.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer env.Close()
+	if err := env.Open(dir, lmdb.Readonly|lmdb.NoLock, 0); err != nil {
+		t.Fatal(err)
+	}
 	var s scan
 	h := sha256.New()
 	err = env.View(func(txn *lmdb.Txn) error {
-		c, err := txn.Cursor()
+		txn.RawRead = true
+		dbi, err := txn.OpenRoot(0)
 		if err != nil {
 			return err
 		}
-		for k, v, err := c.First(); ; k, v, err = c.Next() {
-			if errors.Is(err, lmdb.ErrNotFound) {
+		c, err := txn.OpenCursor(dbi)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		for k, v, err := c.Get(nil, nil, lmdb.First); ; k, v, err = c.Get(nil, nil, lmdb.Next) {
+			if lmdb.IsNotFound(err) {
 				return nil
 			}
 			if err != nil {
@@ -70,7 +79,7 @@ func readBack(t *testing.T, dir string, check func(key, value []byte) error) sca
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.overflow = st.OverflowPages
+	s.overflow = int64(st.OverflowPages)
 	copy(s.digest[:], h.Sum(nil))
 	return s
 }

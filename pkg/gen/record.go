@@ -102,3 +102,17 @@ func appendPadded(b []byte, n, width int) []byte {
 	}
 	return append(b, s...)
 }
+
+// image returns the label and the n pixels of image i of an HDF5 dataset:
+// random values 64-127, 6 bits of entropy each. Like record, it depends
+// on (Seed, i) alone; the slice is reused by the next call.
+func (r *records) image(i, n int) (label int, pixels []byte) {
+	binary.LittleEndian.PutUint64(r.seed[8:], uint64(i))
+	r.src.Seed(r.seed)
+	label = r.rng.IntN(numClasses)
+	r.fill(n)
+	for k, b := range r.data {
+		r.data[k] = 64 + b>>2
+	}
+	return label, r.data
+}

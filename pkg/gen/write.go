@@ -1,3 +1,5 @@
+//go:build cgo
+
 package gen
 
 import (
@@ -9,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
+	"github.com/PowerDNS/lmdb-go/lmdb"
 )
 
 // Write creates the dataset opt describes in dir, creating dir if needed.
@@ -33,9 +35,9 @@ func write(dir string, opt Options, mapSize int64) (Summary, error) {
 	if mapSize == 0 {
 		mapSize = estimateMapSize(opt)
 	}
-	env, err := lmdb.Open(dir, lmdb.NoSync, mapSize)
+	env, err := openEnv(dir, mapSize)
 	if err != nil {
-		return Summary{}, fmt.Errorf("gen: %w", err)
+		return Summary{}, fmt.Errorf("gen: open %s: %w", dir, err)
 	}
 	defer env.Close()
 	wb := newWriteback(filepath.Join(dir, "data.mdb"))
@@ -53,6 +55,23 @@ func write(dir string, opt Options, mapSize int64) (Summary, error) {
 		return Summary{}, fmt.Errorf("gen: %w", err)
 	}
 	return Summary{Records: opt.Records, Bytes: w.bytes, FileSize: st.Size(), Elapsed: time.Since(start)}, nil
+}
+
+// openEnv creates the environment in dir without fsync on commit (the load
+// syncs once at the end).
+func openEnv(dir string, mapSize int64) (*lmdb.Env, error) {
+	env, err := lmdb.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	if err = env.SetMapSize(mapSize); err == nil {
+		err = env.Open(dir, lmdb.NoSync, 0o644)
+	}
+	if err != nil {
+		env.Close()
+		return nil, err
+	}
+	return env, nil
 }
 
 // prepareDir creates dir, or empties it of an old dataset if overwrite.
@@ -137,10 +156,14 @@ func (l *loader) load() error {
 // many records and value bytes it committed.
 func (l *loader) txn() (n int, bytes int64, err error) {
 	err = l.env.Update(func(txn *lmdb.Txn) error {
+		dbi, err := txn.OpenRoot(0)
+		if err != nil {
+			return err
+		}
 		n, bytes = 0, 0
 		for l.done+n < l.opt.Records && n < l.opt.TxnRecords && bytes < maxTxnBytes {
 			key, value := l.recs.record(l.recordAt(l.done + n))
-			if err := txn.Put(key, value); err != nil {
+			if err := txn.Put(dbi, key, value, 0); err != nil {
 				return err
 			}
 			n++

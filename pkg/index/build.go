@@ -9,15 +9,19 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 )
 
-// maxBuildAttempts bounds retries when the database changes during a walk.
-const maxBuildAttempts = 3
+const (
+	// maxBuildAttempts bounds retries when the database changes during a walk.
+	maxBuildAttempts = 3
+	// maxPrealloc bounds the records room is made for before the walk.
+	maxPrealloc = 1 << 20
+)
 
 // Build indexes the LMDB data file at dataPath (a data.mdb or a single-file
 // database; see lmdbfmt.DataPath for resolving a directory). It reads only
 // the meta, branch and leaf pages. If a writer commits while the walk runs,
 // the walk is repeated so the index matches one snapshot.
 func Build(dataPath string) (*Index, error) {
-	fh, err := os.Open(dataPath)
+	fh, _, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -45,7 +49,7 @@ func Build(dataPath string) (*Index, error) {
 // Identify returns the identity of the LMDB data file at dataPath as it is
 // now, reading only its meta pages.
 func Identify(dataPath string) (Identity, error) {
-	fh, err := os.Open(dataPath)
+	fh, _, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
 		return Identity{}, fmt.Errorf("index: %w", err)
 	}
@@ -72,11 +76,14 @@ func identify(fh *os.File) (Identity, *lmdbfmt.File, error) {
 // walk collects the records of f into a new Index.
 func walk(f *lmdbfmt.File, id Identity) (*Index, error) {
 	m := f.Meta()
-	// The meta's counters are validated by the walk; until then they only
-	// size the first allocation, so cap them by what the file could hold.
-	n := min(m.Entries, uint64(id.Size/16))
+	// The meta's counters are validated by the walk, so until then they
+	// only size the first allocation, and a bounded one: a sparse file can
+	// claim more records than memory holds. Growing past it is paid for by
+	// records actually found.
+	n := min(m.Entries, maxPrealloc)
 	x := &Index{
 		id:     id,
+		psize:  f.PageSize(),
 		keyOff: make([]uint32, 1, n+1),
 		off:    make([]int64, 0, n),
 		size:   make([]uint32, 0, n),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
@@ -71,5 +72,23 @@ func BenchmarkIndexBuild(b *testing.B) {
 		if _, err := Build(dataPath); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBuildHugeClaims: the meta's record count sizes nothing before the
+// walk confirms it. A 1 TiB sparse file claiming 10^12 records is corrupt,
+// found with little memory (it once died with the runtime out of memory).
+func TestBuildHugeClaims(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.mdb")
+	lmdbtest.Claim(t, path, 1<<40, lmdbtest.Claims{PageSize: 4096, Entries: 1e12, Depth: 1, Root: 2})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Build(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, lmdbfmt.ErrCorrupt) {
+		t.Errorf("Build = %v, want ErrCorrupt", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("Build of a one-record file allocated %d bytes", n)
 	}
 }

@@ -21,8 +21,15 @@
 //     Key(i) and its value lies at Extent(i), inside the file (offset >= 0,
 //     offset+length <= Identity().Size).
 //   - Unmarshal accepts only what MarshalBinary produces: magic, version,
-//     consistent sizes and a CRC-32C over everything; anything else is
-//     ErrCorrupt, never a panic or an allocation larger than the input.
+//     consistent sizes, values placed where LMDB can place them (after a
+//     page header or a leaf node, inside a page) and a CRC-32C over
+//     everything; anything else is ErrCorrupt, never a panic or an
+//     allocation larger than the input.
+//   - Load uses a saved index only if it is a regular file of a size an
+//     index of the database can have, its identity is the file's, and a
+//     sample of records is where it says (the bytes in front of each value
+//     identify it). Source's Verify makes the same check for every record
+//     a reader reads.
 //
 // # Concurrency
 //

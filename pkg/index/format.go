@@ -6,12 +6,12 @@ import (
 	"hash/crc32"
 )
 
-// Serialised index, version 1. All integers little-endian.
+// Serialised index, version 2. All integers little-endian.
 //
 //	off  size      field
 //	0    8         magic "LMDBIOIX"
-//	8    4         version (1)
-//	12   4         reserved, zero
+//	8    4         version (2)
+//	12   4         database page size (0 when there are no records)
 //	16   8         identity: file size (int64)
 //	24   8         identity: txn id (uint64)
 //	32   8         identity: mtime, ns (int64)
@@ -22,9 +22,11 @@ import (
 //	     4n        value lengths (uint32)
 //	     k         key blob
 //	     4         CRC-32C (Castagnoli) of all bytes before it
+//
+// Version 1 had zero where the page size is; its files are rebuilt.
 const (
 	magic         = "LMDBIOIX"
-	formatVersion = 1
+	formatVersion = 2
 	headerSize    = 56
 	trailerSize   = 4
 	// perRecord is the fixed bytes each record adds: key offset, value
@@ -46,7 +48,7 @@ func (x *Index) MarshalBinary() ([]byte, error) {
 	b := make([]byte, 0, headerSize+4+perRecord*n+len(x.keys)+trailerSize)
 	b = append(b, magic...)
 	b = le.AppendUint32(b, formatVersion)
-	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, uint32(x.psize))
 	b = le.AppendUint64(b, uint64(x.id.Size))
 	b = le.AppendUint64(b, x.id.TxnID)
 	b = le.AppendUint64(b, uint64(x.id.MtimeNs))
@@ -82,9 +84,7 @@ func Unmarshal(b []byte) (*Index, error) {
 	if v := le.Uint32(b[8:]); v != formatVersion {
 		return nil, corruptf("unsupported version %d (want %d)", v, formatVersion)
 	}
-	if r := le.Uint32(b[12:]); r != 0 {
-		return nil, corruptf("reserved field is %d, not 0", r)
-	}
+
 	body := b[:len(b)-trailerSize]
 	if got, want := crc32.Checksum(body, castagnoli), le.Uint32(b[len(body):]); got != want {
 		return nil, corruptf("checksum mismatch (computed %08x, stored %08x)", got, want)
@@ -102,8 +102,13 @@ func Unmarshal(b []byte) (*Index, error) {
 	if want := headerSize + 4 + perRecord*n + k + trailerSize; want != uint64(len(b)) {
 		return nil, corruptf("%d records and %d key bytes need %d bytes, have %d", n, k, want, len(b))
 	}
+	psize := le.Uint32(b[12:])
+	if !validPageSize(psize) && (psize != 0 || n != 0) {
+		return nil, corruptf("bad page size %d", psize)
+	}
 	x := &Index{
 		id:     id,
+		psize:  int(psize),
 		keyOff: make([]uint32, n+1),
 		off:    make([]int64, n),
 		size:   make([]uint32, n),
@@ -132,6 +137,9 @@ func Unmarshal(b []byte) (*Index, error) {
 			return nil, corruptf("record %d extent %d+%d outside the %d-byte file", i, o, s, id.Size)
 		}
 		x.size[i] = s
+		if err := x.checkPlace(i); err != nil {
+			return nil, err
+		}
 		x.total += int64(s)
 	}
 	p = p[4*n:]

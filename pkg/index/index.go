@@ -26,6 +26,7 @@ type Identity struct {
 // index.
 type Index struct {
 	id     Identity
+	psize  int      // the database's page size; 0 for an empty index
 	keys   []byte   // all keys, concatenated in record order
 	keyOff []uint32 // key i is keys[keyOff[i]:keyOff[i+1]]; len Len()+1
 	off    []int64  // value offsets in the data file
@@ -49,3 +50,6 @@ func (x *Index) TotalBytes() int64 { return x.total }
 
 // Identity is the database file version this index describes.
 func (x *Index) Identity() Identity { return x.id }
+
+// PageSize is the database page size in bytes, 0 for an index of no records.
+func (x *Index) PageSize() int { return x.psize }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,24 +118,11 @@ func Load(path string, opts LoadOptions) (x *Index, from string, err error) {
 	}
 	var rejected []string
 	if !opts.Rebuild {
-		cur, err := Identify(dataPath)
-		if err != nil {
-			return nil, "", err
+		x, from, why, err := findSaved(dataPath, locs)
+		if x != nil || err != nil {
+			return x, from, err
 		}
-		for _, l := range locs {
-			x, err := readSaved(l.path, cur)
-			if err == nil {
-				return x, l.kind + " " + l.path, nil
-			}
-			// Unreadable places count as empty; only say why an index
-			// that exists was not trusted.
-			switch {
-			case errors.Is(err, ErrStale):
-				rejected = append(rejected, "stale "+l.kind)
-			case errors.Is(err, ErrCorrupt):
-				rejected = append(rejected, "corrupt "+l.kind)
-			}
-		}
+		rejected = why
 	}
 	x, err = Build(dataPath)
 	if err != nil {
@@ -159,10 +147,51 @@ func Load(path string, opts LoadOptions) (x *Index, from string, err error) {
 	return x, "built, kept in memory" + why, nil
 }
 
-// readSaved reads a saved index and checks it describes the file as it is.
-func readSaved(path string, cur Identity) (*Index, error) {
-	b, err := os.ReadFile(path)
+// findSaved returns the first saved index in locs that describes the data
+// file as it is, with where it came from, or nil and why the saved indexes
+// found were not trusted.
+func findSaved(dataPath string, locs []location) (x *Index, from string, rejected []string, err error) {
+	fh, _, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
+		return nil, "", nil, fmt.Errorf("index: %w", err)
+	}
+	defer fh.Close()
+	cur, _, err := identify(fh)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("index: %s: %w", dataPath, err)
+	}
+	for _, l := range locs {
+		x, err := readSaved(l.path, cur, fh)
+		if err == nil {
+			return x, l.kind + " " + l.path, nil, nil
+		}
+		// Unreadable places count as empty; only say why an index that
+		// exists was not trusted.
+		switch {
+		case errors.Is(err, ErrStale):
+			rejected = append(rejected, "stale "+l.kind)
+		case errors.Is(err, ErrCorrupt):
+			rejected = append(rejected, "corrupt "+l.kind)
+		}
+	}
+	return nil, "", rejected, nil
+}
+
+// readSaved reads a saved index and checks that it describes the data file
+// as it is: same identity, and a sample of records where the index says.
+// Only a regular file no larger than an index of data can be is read, so a
+// FIFO cannot block Load and a device cannot feed it without end.
+func readSaved(path string, cur Identity, data io.ReaderAt) (*Index, error) {
+	f, st, err := lmdbfmt.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if limit := maxSavedSize(cur.Size); st.Size() > limit {
+		return nil, corruptf("%s: %d bytes, more than the %d an index of a %d-byte database can take", path, st.Size(), limit, cur.Size)
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, err
 	}
 	x, err := Unmarshal(b)
@@ -173,7 +202,18 @@ func readSaved(path string, cur Identity) (*Index, error) {
 		return nil, fmt.Errorf("index: %s describes txn %d, %d bytes, mtime %d; the file is now txn %d, %d bytes, mtime %d: %w",
 			path, x.id.TxnID, x.id.Size, x.id.MtimeNs, cur.TxnID, cur.Size, cur.MtimeNs, ErrStale)
 	}
+	if err := x.spotCheck(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return x, nil
+}
+
+// maxSavedSize bounds the serialised index of a database of dataSize bytes.
+// Each record takes at least 10 bytes of a leaf page (node pointer and
+// header) and 16 bytes of the index, besides its key in both, so an index is
+// less than twice its data file, plus its own header and trailer.
+func maxSavedSize(dataSize int64) int64 {
+	return headerSize + 4 + trailerSize + 2*dataSize
 }
 
 // writeAtomic replaces path with b so that readers see the old file or the

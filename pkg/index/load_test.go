@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"golang.org/x/sys/unix"
 )
 
 // step is one Load and what it must report.
@@ -153,5 +155,87 @@ func damage(t *testing.T, path string) {
 	b[len(b)/2] ^= 0xff
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoadDistrustsSidecars: what sits where the sidecar belongs is read
+// only if it is a regular file of a size an index of the database can have,
+// and used only if records are where it says. Load neither blocks on a
+// FIFO, nor reads a device without end, nor trusts a sidecar whose checksum
+// holds but whose offsets are wrong: it builds the index anew.
+func TestLoadDistrustsSidecars(t *testing.T) {
+	lmdbtest.Require(t)
+	cases := []struct {
+		name  string
+		plant func(t *testing.T, side string, x *Index)
+		why   string // what from must say about the planted sidecar
+	}{
+		{"fifo", func(t *testing.T, side string, _ *Index) {
+			if err := unix.Mkfifo(side, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"symlink to /dev/zero", func(t *testing.T, side string, _ *Index) {
+			if err := os.Symlink("/dev/zero", side); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"larger than an index can be", func(t *testing.T, side string, x *Index) {
+			f, err := os.Create(side)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(3*x.Identity().Size + 1<<20); err != nil {
+				t.Fatal(err)
+			}
+		}, " (ignored corrupt sidecar)"},
+		{"offsets shifted, checksum valid", func(t *testing.T, side string, x *Index) {
+			b, err := shifted(x, int64(x.psize)).MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(side, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, " (ignored corrupt sidecar)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LMDBIO_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
+			dir, dataPath, oracle := writeDB(t, mixedSpec)
+			x, err := Build(dataPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			side := filepath.Join(dir, SidecarName)
+			tc.plant(t, side, x)
+			type result struct {
+				x    *Index
+				from string
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				x, from, err := Load(dir, LoadOptions{})
+				done <- result{x, from, err}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Load did not return")
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if want := "built, saved to sidecar " + side + tc.why; r.from != want {
+				t.Errorf("from = %q, want %q", r.from, want)
+			}
+			checkAgainstOracle(t, r.x, dataPath, oracle)
+			if st, err := os.Lstat(side); err != nil || !st.Mode().IsRegular() {
+				t.Errorf("the planted sidecar was not replaced by an index: %v, %v", st, err)
+			}
+		})
 	}
 }

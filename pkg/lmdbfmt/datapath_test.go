@@ -7,20 +7,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestDataPath(t *testing.T) {
 	root := t.TempDir()
 	env := filepath.Join(root, "env")
 	emptyDir := filepath.Join(root, "emptydir")
+	dirData := filepath.Join(root, "dirdata")
+	fifoData := filepath.Join(root, "fifodata")
 	file := filepath.Join(root, "single.mdb")
-	for _, d := range []string{env, emptyDir} {
+	fifo := filepath.Join(root, "fifo.mdb")
+	for _, d := range []string{env, emptyDir, dirData, filepath.Join(dirData, "data.mdb"), fifoData} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, p := range []string{filepath.Join(env, "data.mdb"), file} {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{fifo, filepath.Join(fifoData, "data.mdb")} {
+		if err := unix.Mkfifo(p, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -33,7 +44,10 @@ func TestDataPath(t *testing.T) {
 		{in: file, want: file},
 		{in: emptyDir, errIs: fs.ErrNotExist, errText: "no data.mdb in directory"},
 		{in: filepath.Join(root, "missing"), errIs: fs.ErrNotExist},
-		{in: "/dev/null", errText: "neither a directory nor a regular file"},
+		{in: "/dev/null", errIs: ErrNotRegular, errText: "/dev/null is a character device"},
+		{in: fifo, errIs: ErrNotRegular, errText: "is a named pipe"},
+		{in: fifoData, errIs: ErrNotRegular, errText: "data.mdb is a named pipe"},
+		{in: dirData, errIs: ErrNotRegular, errText: "data.mdb is a directory"},
 	}
 	for _, tc := range tests {
 		got, err := DataPath(tc.in)
@@ -52,6 +66,61 @@ func TestDataPath(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.errText) {
 			t.Errorf("DataPath(%s) error %q, want it to say %q", tc.in, err, tc.errText)
+		}
+	}
+}
+
+// TestOpenRegular: only regular files open, and nothing blocks: a FIFO with
+// no writer would hang a plain open forever.
+func TestOpenRegular(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "data.mdb")
+	if err := os.WriteFile(file, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(root, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "zero")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	f, st, err := OpenRegular(file)
+	if err != nil || st.Size() != 10 {
+		t.Fatalf("OpenRegular(regular file) = %v, %v", st, err)
+	}
+	buf := make([]byte, 4)
+	if _, err := f.ReadAt(buf, 6); err != nil || string(buf) != "6789" {
+		t.Errorf("ReadAt = %q, %v", buf, err)
+	}
+	f.Close()
+	tests := []struct {
+		path, text string
+		is         error
+	}{
+		{fifo, "named pipe", ErrNotRegular},
+		{link, "character device", ErrNotRegular},
+		{"/dev/zero", "character device", ErrNotRegular},
+		{root, "directory", ErrNotRegular},
+		{filepath.Join(root, "missing"), "no such file", fs.ErrNotExist},
+	}
+	for _, tc := range tests {
+		done := make(chan error, 1)
+		go func() {
+			f, _, err := OpenRegular(tc.path)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.text) || !strings.Contains(err.Error(), tc.path) {
+				t.Errorf("OpenRegular(%s) = %v, want an error saying %q that wraps %v", tc.path, err, tc.text, tc.is)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("OpenRegular(%s) blocked", tc.path)
 		}
 	}
 }

@@ -15,6 +15,9 @@ var (
 	ErrUnsupported = errors.New("unsupported LMDB database")
 	// ErrCorrupt means the file is damaged or truncated.
 	ErrCorrupt = errors.New("corrupt database")
+	// ErrNotRegular means a path names a directory, a FIFO, a device or a
+	// socket where a regular file is needed.
+	ErrNotRegular = errors.New("not a regular file")
 )
 
 // corruptf returns an ErrCorrupt error that names the page where the damage

@@ -64,7 +64,7 @@ type walker struct {
 	psize   uint64
 	fn      func(Record) error
 	stats   Stats
-	visited []uint64 // bit per page: a page is entered at most once
+	visited pageSet  // a page is entered at most once
 	bufs    [][]byte // one page buffer per tree level
 	prev    []byte   // previous key, for the order check
 	ordered bool     // keys must ascend bytewise (default comparator)
@@ -80,7 +80,7 @@ func newWalker(f *File, fn func(Record) error) *walker {
 		m:       m,
 		psize:   uint64(m.PageSize),
 		fn:      fn,
-		visited: make([]uint64, m.LastPgno/64+1),
+		visited: pageSet{},
 		bufs:    make([][]byte, m.Depth),
 		ordered: m.Flags&(dbReverseKey|dbIntegerKey) == 0,
 	}
@@ -157,11 +157,27 @@ func pageKind(leaf bool) string {
 }
 
 // mark records that page pgno is in use and reports whether it already was.
-func (w *walker) mark(pgno uint64) (seen bool) {
-	word, bit := pgno/64, uint64(1)<<(pgno%64)
-	seen = w.visited[word]&bit != 0
-	w.visited[word] |= bit
-	return seen
+func (w *walker) mark(pgno uint64) (seen bool) { return w.visited.add(pgno) }
+
+// pageSet is a set of page numbers: a bitmap kept in chunks that are
+// allocated when first touched, so its memory follows the pages a walk
+// visits, not the size the meta claims or a sparse file spans.
+type pageSet map[uint64]*[pageSetChunk / 64]uint64
+
+const pageSetChunk = 1 << 15 // pages per chunk (4 KiB of bits)
+
+// add puts pgno in the set and reports whether it was there already.
+func (s pageSet) add(pgno uint64) (had bool) {
+	c := s[pgno/pageSetChunk]
+	if c == nil {
+		c = new([pageSetChunk / 64]uint64)
+		s[pgno/pageSetChunk] = c
+	}
+	i := pgno % pageSetChunk
+	word, bit := i/64, uint64(1)<<(i%64)
+	had = c[word]&bit != 0
+	c[word] |= bit
+	return had
 }
 
 // enter reads tree page pgno into the buffer for its level.

@@ -12,8 +12,8 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 )
 
@@ -98,12 +98,12 @@ func agree(c *mpi.Comm, err error) error {
 // Command-line tools exit with status 2 for them.
 func IsBadInput(err error) bool {
 	for _, target := range []error{fs.ErrNotExist, fs.ErrPermission, lmdbfmt.ErrCorrupt, lmdbfmt.ErrNotLMDB,
-		lmdbfmt.ErrUnsupported, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty} {
+		lmdbfmt.ErrUnsupported, lmdbfmt.ErrNotRegular, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty} {
 		if errors.Is(err, target) {
 			return true
 		}
 	}
-	return lmdb.IsCorrupt(err)
+	return lmdbwalk.IsCorrupt(err)
 }
 
 // agreeSettings checks that every rank of c opened the loader with the same

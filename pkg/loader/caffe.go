@@ -1,11 +1,10 @@
 package loader
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
+	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
 )
 
 // caffeReader is the baseline every other mode is measured against: what
@@ -13,10 +12,7 @@ import (
 // cursor to its first batch, and after each batch skips the records of the
 // other ranks' batches one by one. The bytes arrive by page faults.
 type caffeReader struct {
-	env    *lmdb.Env
-	txn    *lmdb.Txn
-	cur    *lmdb.Cursor
-	pos    int // record under the cursor; -1 before the first
+	walk   *lmdbwalk.Walker
 	plan   *assign.Epoch
 	rank   int
 	rounds int
@@ -34,24 +30,20 @@ func openCaffe(ds *dataset, opt Options) (*caffeReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := lmdb.Open(ds.Path, lmdb.ReadOnly|lmdb.NoLock|lmdb.NoSubdir, 0)
+	walk, err := lmdbwalk.Open(ds.Path)
 	if err != nil {
 		return nil, err
 	}
-	c := &caffeReader{env: env, pos: -1, plan: plan, rank: t.Rank, rounds: plan.Rounds(), epochs: opt.Epochs}
-	if c.txn, err = env.BeginRead(); err == nil {
-		c.cur, err = c.txn.Cursor()
-	}
-	if err != nil {
-		c.close()
-		return nil, err
-	}
-	return c, nil
+	return &caffeReader{walk: walk, plan: plan, rank: t.Rank, rounds: plan.Rounds(), epochs: opt.Epochs}, nil
 }
 
 // next returns the rank's next batch as views into liblmdb's map, valid
 // until the next call.
 func (c *caffeReader) next() (Batch, error) {
+	// The views handed out last were in use until now.
+	if err := c.walk.Check(); err != nil {
+		return Batch{}, err
+	}
 	if c.epoch >= c.epochs {
 		return Batch{}, io.EOF
 	}
@@ -63,45 +55,18 @@ func (c *caffeReader) next() (Batch, error) {
 	b.Epoch = c.epoch
 	b.Records, b.Keys, b.Values, b.Labels = b.Records[:0], b.Keys[:0], b.Values[:0], b.Labels[:0]
 	for _, r := range c.plan.Batch(0, c.rank, c.round) {
-		k, v, err := c.seek(int(r))
+		k, v, err := c.walk.Seek(int(r))
 		if err != nil {
 			return Batch{}, err
 		}
 		b.Records, b.Keys, b.Values = append(b.Records, int(r)), append(b.Keys, k), append(b.Values, v)
 		b.Labels = append(b.Labels, nil)
 	}
+	if err := c.walk.Check(); err != nil {
+		return Batch{}, err
+	}
 	c.round++
 	return *b, nil
 }
 
-// seek walks the cursor to record i, one record at a time, from where it is
-// (or from the start, for a new epoch or a padded batch).
-func (c *caffeReader) seek(i int) (k, v []byte, err error) {
-	if i <= c.pos {
-		c.pos = -1
-	}
-	for c.pos < i {
-		if c.pos < 0 {
-			k, v, err = c.cur.First()
-		} else {
-			k, v, err = c.cur.Next()
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("cursor walk to record %d: %w", i, err)
-		}
-		c.pos++
-	}
-	return k, v, nil
-}
-
-func (c *caffeReader) close() error {
-	if c.cur != nil {
-		c.cur.Close()
-		c.cur = nil
-	}
-	if c.txn != nil {
-		c.txn.Abort()
-		c.txn = nil
-	}
-	return c.env.Close()
-}
+func (c *caffeReader) close() error { return c.walk.Close() }

@@ -2,7 +2,6 @@ package loader
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
@@ -42,15 +41,11 @@ func describe(path string, opt Options) (*dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(dataPath)
+	f, st, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	db, err := lmdbfmt.Open(f, st.Size())
 	if err != nil {
 		return nil, err

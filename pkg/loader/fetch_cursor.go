@@ -6,7 +6,7 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdb"
+	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
 	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
@@ -18,10 +18,7 @@ import (
 // DIO it takes only the values' places from the cursor and preads each
 // batch's byte range.
 type cursorFetcher struct {
-	env    *lmdb.Env
-	txn    *lmdb.Txn
-	cur    *lmdb.Cursor
-	pos    int // record the cursor is on; -1 before the first
+	walk   *lmdbwalk.Walker
 	rd     *reader.SpanReader
 	opt    Options
 	arena  *arena
@@ -30,22 +27,11 @@ type cursorFetcher struct {
 }
 
 func openCursorFetcher(ds *dataset, opt Options) (*cursorFetcher, error) {
-	env, err := lmdb.Open(ds.Path, lmdb.ReadOnly|lmdb.NoLock|lmdb.NoSubdir, 0)
+	walk, err := lmdbwalk.Open(ds.Path)
 	if err != nil {
 		return nil, err
 	}
-	txn, err := env.BeginRead()
-	if err != nil {
-		env.Close()
-		return nil, err
-	}
-	cur, err := txn.Cursor()
-	if err != nil {
-		txn.Abort()
-		env.Close()
-		return nil, err
-	}
-	f := &cursorFetcher{env: env, txn: txn, cur: cur, pos: -1, opt: opt}
+	f := &cursorFetcher{walk: walk, opt: opt}
 	if opt.Mode.DIO {
 		if f.rd, err = reader.Open(ds.Path, opt.Direct); err != nil {
 			f.close()
@@ -53,26 +39,6 @@ func openCursorFetcher(ds *dataset, opt Options) (*cursorFetcher, error) {
 		}
 	}
 	return f, nil
-}
-
-// seek moves the cursor to record i by walking it, as a reader without an
-// index must, and returns the record's key and value (views into the map).
-func (f *cursorFetcher) seek(i int) (k, v []byte, err error) {
-	if i <= f.pos {
-		f.pos = -1
-	}
-	for f.pos < i {
-		if f.pos < 0 {
-			k, v, err = f.cur.First()
-		} else {
-			k, v, err = f.cur.Next()
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("cursor walk to record %d: %w", i, err)
-		}
-		f.pos++
-	}
-	return k, v, nil
 }
 
 // windowBytes is unknown without an index: sizes show only during the walk.
@@ -98,11 +64,11 @@ func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() err
 	var keyBytes, valBytes int64
 	for i, b := range w.batches {
 		for _, r := range b.records {
-			k, v, err := f.seek(r)
+			k, v, err := f.walk.Seek(r)
 			if err != nil {
 				return err
 			}
-			recs[i] = append(recs[i], record{num: r, key: k, val: v, start: f.env.FileOffset(v)})
+			recs[i] = append(recs[i], record{num: r, key: k, val: v, start: f.walk.FileOffset(v)})
 			keyBytes += int64(len(k))
 			valBytes += int64(len(v))
 		}
@@ -110,7 +76,10 @@ func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() err
 	if f.opt.Mode.DIO {
 		return f.fetchDirect(ctx, w, recs, keyBytes)
 	}
-	return f.fetchCopy(ctx, w, recs, keyBytes+valBytes)
+	if err := f.fetchCopy(ctx, w, recs, keyBytes+valBytes); err != nil {
+		return err
+	}
+	return f.walk.Check() // the copies came from the snapshot
 }
 
 // fetchCopy copies keys and values out of the map into the arena.
@@ -168,6 +137,10 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 		return err
 	}
 	loads, _ := layoutLoads(f.rd, f.buf, base, spans)
+	for _, l := range loads {
+		// The places came from the snapshot, and so must the bytes.
+		l.verify = func(*load) error { return f.walk.Check() }
+	}
 	place := placements(loads)
 	w.loads = loads
 	keyAt := base + size
@@ -192,19 +165,11 @@ func (f *cursorFetcher) stats() reader.Stats {
 }
 
 func (f *cursorFetcher) close() error {
-	if f.cur != nil {
-		f.cur.Close()
-		f.cur = nil
-	}
-	if f.txn != nil {
-		f.txn.Abort()
-		f.txn = nil
-	}
 	var err error
 	if f.rd != nil {
 		err = f.rd.Close()
 	}
-	if e := f.env.Close(); e != nil && err == nil {
+	if e := f.walk.Close(); e != nil && err == nil {
 		err = e
 	}
 	return err

@@ -1,17 +1,41 @@
 package loader
 
-// guard checks, once per window, that the dataset is still the snapshot the
-// index describes.
+import (
+	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
+)
+
+// guard checks that the dataset is still the snapshot the index describes,
+// after every read: a check before a read cannot vouch for the bytes read
+// after it.
 type guard interface {
 	check() error
 	close() error
 }
 
-// noGuard checks nothing.
+// noGuard checks nothing: formats whose files are not written under a
+// reader.
 type noGuard struct{}
 
 func (noGuard) check() error { return nil }
 func (noGuard) close() error { return nil }
 
+// pinGuard keeps an LMDB snapshot for the life of the loader (a read
+// transaction), or checks its meta pages where the lock file cannot be used.
+type pinGuard struct{ pin *lmdbpin.Pin }
+
+func (g pinGuard) check() error { return g.pin.Check() }
+func (g pinGuard) close() error { return g.pin.Close() }
+
 // openGuard opens the dataset's guard for a node reader.
-func openGuard(ds *dataset) (guard, error) { return noGuard{}, nil }
+func openGuard(ds *dataset) (guard, error) {
+	x, ok := ds.src.(interface{ Identity() index.Identity })
+	if !ok {
+		return noGuard{}, nil
+	}
+	pin, err := lmdbpin.Open(ds.Path, x.Identity().TxnID)
+	if err != nil {
+		return nil, err
+	}
+	return pinGuard{pin}, nil
+}

@@ -60,6 +60,7 @@ const CacheOff = -1
 // Defaults, shared by the Go API and the command line.
 const (
 	DefaultBatch       = 64
+	DefaultEpochs      = 1
 	DefaultStagger     = 4
 	DefaultWindow      = 64 << 20
 	DefaultPrefetch    = 2
@@ -92,7 +93,7 @@ func (o *Options) setDefaults() error {
 	for _, d := range []struct {
 		v *int
 		d int
-	}{{&o.Batch, DefaultBatch}, {&o.Epochs, 1}, {&o.Stagger, DefaultStagger}, {&o.Prefetch, DefaultPrefetch},
+	}{{&o.Batch, DefaultBatch}, {&o.Epochs, DefaultEpochs}, {&o.Stagger, DefaultStagger}, {&o.Prefetch, DefaultPrefetch},
 		{&o.IODepth, DefaultIODepth}, {&o.ChunkWindow, DefaultChunkWindow}} {
 		if *d.v == 0 {
 			*d.v = d.d

@@ -101,9 +101,6 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	if err := ld.acquire(no)(); err != nil {
 		return nil, err
 	}
-	if err := ld.guard.check(); err != nil {
-		return nil, err
-	}
 
 	loc := make(map[int32]where, len(work.Blocks))
 	hitBefore := make(map[int32]bool)
@@ -326,19 +323,22 @@ func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map
 }
 
 // addLoads counts loads to the window (its storage turn waits for them)
-// and to the epoch's storage bytes, and sets up their checks.
+// and to the epoch's storage bytes, and sets up their checks: the blocks'
+// own bytes (stored as is; decoded blocks are checked once decoded), then
+// the snapshot.
 func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
+	v, verifies := ld.plan.src.(source.Verifier)
 	for _, l := range loads {
 		l.bytes = &st.storageBytes
-		if v, ok := ld.plan.src.(source.Verifier); ok && l.at >= 0 {
-			l.verify = func(l *load) error {
+		l.verify = func(l *load) error {
+			if verifies && l.at >= 0 {
 				for _, pl := range l.span.Records {
 					if err := v.Verify(pl.Record, l.pieceBytes(pl)); err != nil {
 						return err
 					}
 				}
-				return nil
 			}
+			return ld.guard.check()
 		}
 	}
 	w.loads = append(w.loads, loads...)

@@ -53,6 +53,7 @@ func TestParseNameAndName(t *testing.T) {
 }
 
 func TestJobID(t *testing.T) {
+	t.Setenv(JobIDEnv, "")
 	t.Setenv("SLURM_JOB_ID", "")
 	t.Setenv("PMIX_NAMESPACE", "")
 	t.Setenv("OMPI_MCA_orte_ess_jobid", "")
@@ -67,6 +68,10 @@ func TestJobID(t *testing.T) {
 	t.Setenv("SLURM_JOB_ID", "99")
 	if got := JobID(); got != "99" {
 		t.Fatalf("JobID() = %q, want SLURM_JOB_ID", got)
+	}
+	t.Setenv(JobIDEnv, "run-1f2e")
+	if got := JobID(); got != "run-1f2e" {
+		t.Fatalf("JobID() = %q, want lmdbio run's id", got)
 	}
 }
 

@@ -22,11 +22,16 @@ func Name(job, suffix string) string {
 // for SweepStale.
 func Prefix(job string) string { return namePrefix + cleanJob(job) + "." }
 
+// JobIDEnv names the variable lmdbio run sets to an id of its own for every
+// process of the job it starts, so that it can tell the job's segments
+// from other jobs' when it cleans up after a failure.
+const JobIDEnv = "LMDBIO_JOB_ID"
+
 // JobID returns an identifier of the current job, the same in every process
-// of the job on a node: SLURM_JOB_ID, else the PMIx namespace or the
-// OpenMPI job id set by mpirun, else "local".
+// of the job on a node: JobIDEnv, else SLURM_JOB_ID, else the PMIx namespace
+// or the OpenMPI job id set by mpirun, else "local".
 func JobID() string {
-	for _, v := range []string{"SLURM_JOB_ID", "PMIX_NAMESPACE", "OMPI_MCA_orte_ess_jobid"} {
+	for _, v := range []string{JobIDEnv, "SLURM_JOB_ID", "PMIX_NAMESPACE", "OMPI_MCA_orte_ess_jobid"} {
 		if id := os.Getenv(v); id != "" {
 			return cleanJob(id)
 		}

@@ -11,11 +11,15 @@
 // extents); its decoded bytes hold the values of one or more records.
 //
 //   - LMDB (package index): one block per record, one piece, stored as is:
-//     the value's bytes in data.mdb.
+//     the value's bytes in data.mdb, after the page or node header that
+//     identifies it (which Verify checks).
 //   - HDF5, contiguous dataset: one block per row, one piece, stored as is.
 //   - HDF5, chunked dataset: one block per run of rows that the chunks cover
 //     together; its pieces are the chunks, in file order; Decode turns them
 //     into the rows.
+//   - HDF5 that only libhdf5 can read (other filters, compact, virtual or
+//     external storage): blocks of rows without pieces; Decode reads them
+//     through libhdf5.
 //
 // Blocks whose Decoder is nil are stored as is: the node reader reads them
 // straight into the shared memory the learners see. The planner coalesces
@@ -26,7 +30,8 @@
 //   - Every record lies in exactly one block, at [off, off+ValueLen(i)) of
 //     the block's decoded bytes, inside DecodedLen(b).
 //   - Without a Decoder every block has exactly one piece, and its length
-//     equals DecodedLen(b).
+//     equals DecodedLen(b). With one, a block may have no pieces: its
+//     Decoder finds the bytes itself.
 //   - Pieces lie inside the file; their lengths are positive.
 //
 // # Concurrency
@@ -61,7 +66,8 @@ type Source interface {
 	Label(i int) []byte
 	// ValueLen is the length of record i's value once decoded.
 	ValueLen(i int) int64
-	// Blocks is the number of blocks; blocks are numbered in file order.
+	// Blocks is the number of blocks. Their numbers follow the records',
+	// not the file's order (LMDB values lie where the B+tree put them).
 	Blocks() int
 	// BlockOf says which block holds record i and where in its decoded
 	// bytes the value starts.
@@ -77,7 +83,9 @@ type Source interface {
 	Info() Info
 }
 
-// Decoder turns a block's stored pieces into its decoded bytes.
+// Decoder turns a block's stored pieces into its decoded bytes. A Decoder
+// may call libraries that are not thread-safe (libhdf5): it then serialises
+// those calls itself, so Decode stays safe for concurrent use.
 type Decoder interface {
 	// Decode writes block b's DecodedLen(b) bytes into dst, given the bytes
 	// of its pieces in the order Pieces lists them. A piece whose bytes do
@@ -98,6 +106,10 @@ type Info struct {
 	Identity string `json:"identity"`
 	// ValueBytes is the sum of all ValueLen.
 	ValueBytes int64 `json:"value_bytes"`
+	// Note, when set, is worth saying once in a report: how the source
+	// reads and why, when that is not the fast way (HDF5 read through
+	// libhdf5 because of a filter lmdbio does not decode).
+	Note string `json:"note,omitempty"`
 }
 
 // Verifier is implemented by sources whose stored blocks carry bytes that

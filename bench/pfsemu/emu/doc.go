@@ -11,7 +11,15 @@
 //   - a latency (the RPC round trip; Options.Latency), overlapping between
 //     concurrent requests as it does for a client with many RPCs in flight;
 //   - an aggregate bandwidth shared by every client of the mount, a token
-//     Bucket over bytes served (Options.Bandwidth), first come first served;
+//     Bucket over bytes served (Options.Bandwidth), first come first served:
+//     with one mount per emulated host, the host's link;
+//   - with Options.Servers, storage servers that the request queues at
+//     (Servers): the file is striped over them (Layout), each piece of the
+//     request waits behind the work its server has already accepted from
+//     every client and then costs the server's latency and its bytes at the
+//     server's bandwidth. The servers' queues live in a file every mount of
+//     one emulated file system maps (Options.ServerState), so the clients of
+//     all emulated hosts contend for the same servers;
 //
 // and to the mount as a whole:
 //
@@ -23,12 +31,15 @@
 //     of mmap readers (page faults read around the faulting page) and of
 //     buffered read(2)/pread(2).
 //
+// A request costs Latency plus the longer of its bandwidth wait and its time
+// at the servers (the client's link and the servers work on it at once).
 // The source's own read time is hidden inside the emulated cost rather than
 // added to it, so the mount behaves like the slower of the two.
 //
 // Server.Stats counts the READ requests, the bytes, a histogram of request
-// sizes and the opens, so a benchmark can compare what different readers ask
-// of storage.
+// sizes, the opens, the time spent waiting for bandwidth and at the servers
+// (queueing apart) and the request pieces per server, so a benchmark can
+// compare what different readers ask of storage.
 //
 // # What readers see
 //
@@ -64,4 +75,9 @@
 //     detaches a stale FUSE mount (server gone) at its mount point first and
 //     refuses a live one.
 //   - Counters only grow; the histogram's counts add up to Requests.
+//   - A server never does more than its capacity: over any interval its
+//     accepted work (Latency/Threads plus bytes/Bandwidth per piece) is at
+//     most the interval plus what was queued at its start. Every mount of a
+//     server state file agrees on the layout and costs (OpenServerState
+//     refuses a mismatch).
 package emu

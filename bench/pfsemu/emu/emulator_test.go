@@ -34,7 +34,7 @@ func TestEmulatorRead(t *testing.T) {
 	var bytesWant int64
 	for _, tt := range tests {
 		buf := make([]byte, tt.size)
-		n, errno := e.read(context.Background(), fd, buf, tt.off)
+		n, errno := e.read(context.Background(), fd, 0, buf, tt.off)
 		if errno != 0 || n != tt.n {
 			t.Fatalf("read(%d at %d) = %d, %v; want %d", tt.size, tt.off, n, errno, tt.n)
 		}
@@ -48,7 +48,7 @@ func TestEmulatorRead(t *testing.T) {
 		t.Fatalf("stats %+v: want %d requests, %d bytes, largest 4096", s, len(tests), bytesWant)
 	}
 
-	if _, errno := e.read(context.Background(), -1, make([]byte, 10), 0); errno != syscall.EBADF {
+	if _, errno := e.read(context.Background(), -1, 0, make([]byte, 10), 0); errno != syscall.EBADF {
 		t.Fatalf("read of a bad fd: errno %v, want EBADF", errno)
 	}
 	if e.c.errors.Load() != 1 {
@@ -71,7 +71,7 @@ func TestEmulatorReadInterrupted(t *testing.T) {
 	e := &emulator{latency: time.Hour, now: time.Now}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, errno := e.read(ctx, fd, make([]byte, 100), 0); errno != syscall.EINTR {
+	if _, errno := e.read(ctx, fd, 0, make([]byte, 100), 0); errno != syscall.EINTR {
 		t.Fatalf("interrupted read: errno %v, want EINTR", errno)
 	}
 }
@@ -94,7 +94,7 @@ func TestEmulatorThrottles(t *testing.T) {
 	// real sleeps are microseconds at 1e9 B/s.
 	e := &emulator{now: func() time.Time { return now }, bucket: NewBucket(1e9, 1000, t0)}
 	for range 5 {
-		if _, errno := e.read(context.Background(), fd, make([]byte, 1000), 0); errno != 0 {
+		if _, errno := e.read(context.Background(), fd, 0, make([]byte, 1000), 0); errno != 0 {
 			t.Fatal(errno)
 		}
 	}

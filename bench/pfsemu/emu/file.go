@@ -13,7 +13,8 @@ import (
 // fs.FilePassthroughFder: with kernel passthrough, reads would bypass the
 // emulator.
 type file struct {
-	emu *emulator
+	emu   *emulator
+	first int // the server of the file's first stripe
 
 	mu sync.Mutex // guards fd against Release racing a late Getattr
 	fd int        // -1 after Release
@@ -33,7 +34,7 @@ func (f *file) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResul
 	if fd < 0 {
 		return nil, syscall.EBADF
 	}
-	n, errno := f.emu.read(ctx, fd, dest, off)
+	n, errno := f.emu.read(ctx, fd, f.first, dest, off)
 	if errno != 0 {
 		return nil, errno
 	}

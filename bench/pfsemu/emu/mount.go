@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,6 +65,23 @@ func Mount(src, mnt string, opt Options) (*Server, error) {
 		burst := max(opt.MaxRequest, int64(opt.Bandwidth/100))
 		e.bucket = NewBucket(opt.Bandwidth, burst, time.Now())
 	}
+	if opt.Servers > 0 {
+		state, err := openState(opt)
+		if err != nil {
+			return nil, err
+		}
+		e.servers = NewServers(opt.layout(), opt.serverCost(), state)
+		e.c.perServer = make([]atomic.Int64, opt.Servers)
+	}
+	// A shared state stays mapped while the process lives: requests of a
+	// lazily detached mount may still be served after Unmount. Only a mount
+	// that never happened unmaps it.
+	mounted := false
+	defer func() {
+		if !mounted && e.servers != nil {
+			e.servers.state.Close()
+		}
+	}()
 	root, err := newRoot(src, e)
 	if err != nil {
 		return nil, err
@@ -100,6 +118,7 @@ func Mount(src, mnt string, opt Options) (*Server, error) {
 		return nil, fmt.Errorf("mount %s: %w", mnt, err)
 	}
 	s := &Server{srv: srv, src: src, mnt: mnt, opt: opt, emu: e, start: time.Now()}
+	mounted = true
 	if err := s.setup(); err != nil {
 		if uerr := s.Unmount(); uerr != nil {
 			err = fmt.Errorf("%w (and unmount: %v)", err, uerr)
@@ -107,6 +126,15 @@ func Mount(src, mnt string, opt Options) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// openState returns the servers' queues: the shared file if one is named,
+// else process memory.
+func openState(opt Options) (*ServerState, error) {
+	if opt.ServerState == "" {
+		return NewServerState(opt.Servers), nil
+	}
+	return OpenServerState(opt.ServerState, opt.layout(), opt.serverCost())
 }
 
 // setup finds the mount's bdi and sets its readahead.
@@ -138,6 +166,9 @@ func (s *Server) Stats() Stats {
 	st.Readahead = s.readahead
 	st.Bandwidth = s.opt.Bandwidth
 	st.DirectIO = s.opt.DirectIO
+	if s.opt.Servers > 0 {
+		st.Servers = describeServers(s.opt.layout(), s.opt.serverCost())
+	}
 	st.Source = s.src
 	st.Mountpoint = s.mnt
 	return st

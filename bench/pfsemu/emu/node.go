@@ -56,5 +56,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if n.emu.directIO {
 		out = fuse.FOPEN_DIRECT_IO
 	}
-	return &file{fd: fd, emu: n.emu}, out, 0
+	f := &file{fd: fd, emu: n.emu}
+	if n.emu.servers != nil {
+		f.first = n.emu.servers.FirstServer(n.Path(nil))
+	}
+	return f, out, 0
 }

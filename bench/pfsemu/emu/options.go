@@ -5,6 +5,7 @@ import (
 
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +20,14 @@ const (
 	DefaultMaxRequest = 1 << 20
 	DefaultReadahead  = 128 << 10
 	DefaultBandwidth  = 1e9 // bytes per second
+
+	// With a server model (Options.Servers > 0): Lustre's classic stripe
+	// size, which matches its classic RPC size, and one request at a time
+	// per server taking a millisecond, so that a few emulated hosts load a
+	// few servers the way thousands of clients load a real file system.
+	DefaultStripeSize    = 1 << 20
+	DefaultServerLatency = time.Millisecond
+	DefaultServerThreads = 1
 )
 
 // NoReadahead as Options.Readahead turns the kernel's readahead off.
@@ -54,13 +63,39 @@ type Options struct {
 	DirectIO bool
 	// Debug logs every FUSE request to stderr.
 	Debug bool
+
+	// Servers is the number of emulated storage servers (OSTs) that every
+	// read request queues at, by the Layout of its file; 0 means none.
+	Servers int
+	// StripeSize is the bytes of a file on one server before the next.
+	// 0 means DefaultStripeSize. A multiple of the page size.
+	StripeSize int64
+	// StripeCount is the number of servers a file is striped over; 0
+	// means all of them.
+	StripeCount int
+	// ServerLatency is the time a server spends on each request besides
+	// moving its bytes (ServerCost.Latency).
+	ServerLatency time.Duration
+	// ServerThreads is the requests a server works on at once; 0 means
+	// DefaultServerThreads.
+	ServerThreads int
+	// ServerBandwidth is the bytes per second of one server; 0 means
+	// unlimited.
+	ServerBandwidth float64
+	// ServerState is a file holding the servers' queues, shared by every
+	// mount that emulates the same file system (other processes, other
+	// emulated hosts). "" keeps the queues in this process.
+	ServerState string
 }
 
 // DefaultOptions returns the emulated defaults: 1 ms per request, 1 MiB
-// requests, 128 KiB readahead, 1 GB/s.
+// requests, 128 KiB readahead, 1 GB/s, no server model; if Servers is set,
+// 1 MiB stripes over all servers, each serving one request at a time in
+// 1 ms plus its bytes at unlimited bandwidth.
 func DefaultOptions() Options {
 	return Options{Latency: DefaultLatency, MaxRequest: DefaultMaxRequest,
-		Readahead: DefaultReadahead, Bandwidth: DefaultBandwidth}
+		Readahead: DefaultReadahead, Bandwidth: DefaultBandwidth,
+		StripeSize: DefaultStripeSize, ServerLatency: DefaultServerLatency, ServerThreads: DefaultServerThreads}
 }
 
 // withDefaults fills the zero fields.
@@ -71,7 +106,26 @@ func (o Options) withDefaults() Options {
 	if o.Readahead == 0 {
 		o.Readahead = DefaultReadahead
 	}
+	if o.StripeSize == 0 {
+		o.StripeSize = DefaultStripeSize
+	}
+	if o.StripeCount == 0 {
+		o.StripeCount = o.Servers
+	}
+	if o.ServerThreads == 0 {
+		o.ServerThreads = DefaultServerThreads
+	}
 	return o
+}
+
+// layout and serverCost are the server model of the options (with
+// defaults filled in).
+func (o Options) layout() Layout {
+	return Layout{Servers: o.Servers, StripeSize: o.StripeSize, StripeCount: o.StripeCount}
+}
+
+func (o Options) serverCost() ServerCost {
+	return ServerCost{Latency: o.ServerLatency, Threads: o.ServerThreads, Bandwidth: o.ServerBandwidth}
 }
 
 // readaheadBytes is the readahead to set on the bdi.
@@ -102,6 +156,29 @@ func (o Options) Validate() error {
 	case o.Readahead%1024 != 0 && o.Readahead != NoReadahead:
 		return fmt.Errorf("%w: readahead %s: want a multiple of 1KiB", ErrOption, units.FormatSize(o.Readahead))
 	}
+	return o.validateServers(page)
+}
+
+// validateServers checks the server model; o has its defaults filled in.
+func (o Options) validateServers(page int64) error {
+	switch {
+	case o.Servers < 0 || o.Servers > MaxServers:
+		return fmt.Errorf("%w: %d servers: want 0 (no server model) to %d", ErrOption, o.Servers, MaxServers)
+	case o.Servers == 0 && o.ServerState != "":
+		return fmt.Errorf("%w: a server state file needs servers", ErrOption)
+	case o.Servers == 0:
+		return nil
+	case o.StripeSize < page || o.StripeSize%page != 0:
+		return fmt.Errorf("%w: stripe size %s: want a multiple of the page size %s", ErrOption, units.FormatSize(o.StripeSize), units.FormatSize(page))
+	case o.StripeCount < 0 || o.StripeCount > o.Servers:
+		return fmt.Errorf("%w: stripe count %d: want 1 to the %d servers (0: all)", ErrOption, o.StripeCount, o.Servers)
+	case o.ServerLatency < 0:
+		return fmt.Errorf("%w: server latency %v is negative", ErrOption, o.ServerLatency)
+	case o.ServerThreads < 0 || o.ServerThreads > math.MaxInt32:
+		return fmt.Errorf("%w: %d server threads: want at least 1", ErrOption, o.ServerThreads)
+	case o.ServerBandwidth < 0:
+		return fmt.Errorf("%w: server bandwidth %v is negative", ErrOption, o.ServerBandwidth)
+	}
 	return nil
 }
 
@@ -126,5 +203,19 @@ func (o Options) String() string {
 	if o.DirectIO {
 		s += ", direct-io"
 	}
+	if o.Servers > 0 {
+		s += ", " + describeServers(o.layout(), o.serverCost())
+	}
 	return s
+}
+
+// describeServers says what a server model emulates, in the words of the
+// command line.
+func describeServers(l Layout, c ServerCost) string {
+	over := fmt.Sprintf("over %d", l.StripeCount)
+	if l.StripeCount == l.Servers {
+		over = "over all"
+	}
+	return fmt.Sprintf("%d servers (stripe %s %s; %v per request, %d at once, %s each)", l.Servers,
+		units.FormatSize(l.StripeSize), over, c.Latency, c.Threads, units.FormatRate(c.Bandwidth))
 }

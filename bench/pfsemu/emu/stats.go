@@ -21,8 +21,14 @@ type counters struct {
 	errors      atomic.Int64
 	largest     atomic.Int64
 	throttledNs atomic.Int64
+	serverNs    atomic.Int64   // time at the servers, queueing included
+	queuedNs    atomic.Int64   // of which waiting behind other requests
+	perServer   []atomic.Int64 // request pieces per server; nil without servers
 	sizes       [histBins]atomic.Int64
 }
+
+// countServer counts a request piece at server.
+func (c *counters) countServer(server int) { c.perServer[server].Add(1) }
 
 // sizeBin returns the histogram bin of a request of size bytes.
 func sizeBin(size int64) int {
@@ -65,6 +71,9 @@ type Stats struct {
 	DirectOpens int64     `json:"direct_opens"` // of which with O_DIRECT
 	Errors      int64     `json:"errors"`       // reads that failed
 	ThrottledS  float64   `json:"throttled_s"`  // total time requests waited for bandwidth
+	ServerS     float64   `json:"server_s"`     // total time requests spent at the servers
+	QueuedS     float64   `json:"queued_s"`     // of which waiting behind other requests
+	PerServer   []int64   `json:"per_server"`   // request pieces per server ([] without servers)
 	ElapsedS    float64   `json:"elapsed_s"`    // since mount
 	Sizes       []SizeBin `json:"sizes"`        // request-size histogram, ascending
 	Latency     string    `json:"latency"`      // the configuration, for the record
@@ -72,6 +81,7 @@ type Stats struct {
 	Readahead   int64     `json:"readahead"`     // as set on the mount's bdi
 	Bandwidth   float64   `json:"bandwidth_Bps"` // 0: unlimited
 	DirectIO    bool      `json:"direct_io"`
+	Servers     string    `json:"servers"` // the server model, "" for none
 	Source      string    `json:"source"`
 	Mountpoint  string    `json:"mountpoint"`
 }
@@ -88,8 +98,14 @@ func (c *counters) snapshot(start time.Time, now time.Time) Stats {
 		DirectOpens: c.directOpens.Load(),
 		Errors:      c.errors.Load(),
 		ThrottledS:  time.Duration(c.throttledNs.Load()).Seconds(),
+		ServerS:     time.Duration(c.serverNs.Load()).Seconds(),
+		QueuedS:     time.Duration(c.queuedNs.Load()).Seconds(),
+		PerServer:   make([]int64, len(c.perServer)),
 		ElapsedS:    now.Sub(start).Seconds(),
 		Sizes:       []SizeBin{},
+	}
+	for i := range c.perServer {
+		s.PerServer[i] = c.perServer[i].Load()
 	}
 	for k := range c.sizes {
 		if n := c.sizes[k].Load(); n > 0 {

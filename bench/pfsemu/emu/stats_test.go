@@ -38,7 +38,7 @@ func TestCountersSnapshot(t *testing.T) {
 	want := Stats{
 		Type: "pfsemu", Requests: 6, Bytes: 4096 + 100 + 128<<10 + 100<<10 + 1<<20 + 3000,
 		Largest: 1 << 20, Opens: 2, ThrottledS: 1.5, ElapsedS: 2,
-		Sizes: []SizeBin{{4096, 3}, {128 << 10, 2}, {1 << 20, 1}},
+		Sizes: []SizeBin{{4096, 3}, {128 << 10, 2}, {1 << 20, 1}}, PerServer: []int64{},
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("snapshot:\n got %+v\nwant %+v", s, want)

@@ -263,3 +263,62 @@ func Generate(g Gen) Spec {
 
 // Sum is the SHA-256 of b, for comparing with Entry.SHA256.
 func Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// Claims are what the meta pages of a file from Claim say.
+type Claims struct {
+	PageSize int    // bytes per page
+	Entries  uint64 // records in the main database
+	Depth    uint16 // tree height (1: the root is a leaf)
+	Root     uint64 // root page
+}
+
+// Claim writes at path a data file of size bytes whose two meta pages
+// (liblmdb 0.9, 64-bit) make the given claims, with the file's last page as
+// the last page in use, and whose page 2 is a leaf holding one record. Only
+// the first three pages hold data; the rest is a hole, so size may be far
+// larger than the disk. It is how a test shows that header claims, not
+// content, cannot make a reader allocate or read without bound.
+func Claim(tb testing.TB, path string, size int64, c Claims) {
+	tb.Helper()
+	ps := c.PageSize
+	img := make([]byte, 3*ps)
+	le := binary.LittleEndian
+	for p := range 2 {
+		m := img[p*ps:]
+		le.PutUint64(m[0:], uint64(p))      // page number
+		le.PutUint16(m[10:], 0x08)          // P_META
+		le.PutUint32(m[16:], 0xBEEFC0DE)    // magic
+		le.PutUint32(m[20:], 1)             // data version
+		le.PutUint64(m[32:], uint64(size))  // map size
+		le.PutUint32(m[40:], uint32(ps))    // page size (free DB's pad)
+		le.PutUint64(m[40+40:], ^uint64(0)) // free DB root: empty
+		main := m[40+48:]
+		le.PutUint16(main[6:], c.Depth)
+		le.PutUint64(main[16:], 1) // leaf pages
+		le.PutUint64(main[32:], c.Entries)
+		le.PutUint64(main[40:], c.Root)
+		le.PutUint64(m[40+96:], uint64(size)/uint64(ps)-1) // last page
+		le.PutUint64(m[40+104:], uint64(p+1))              // txn id
+	}
+	leaf := img[2*ps:]
+	le.PutUint64(leaf[0:], 2)
+	le.PutUint16(leaf[10:], 0x02)          // P_LEAF
+	le.PutUint16(leaf[12:], 16+2)          // lower: one node pointer
+	le.PutUint16(leaf[14:], uint16(ps-16)) // upper
+	le.PutUint16(leaf[16:], uint16(ps-16)) // the node
+	node := leaf[ps-16:]
+	le.PutUint16(node[0:], 5) // data size
+	le.PutUint16(node[6:], 3) // key size
+	copy(node[8:], "keyvalue")
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(img); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		tb.Fatal(err)
+	}
+}

@@ -1,0 +1,81 @@
+package emu
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMountServersShared checks that a mount with a server state file
+// queues its reads behind work other clients put on the same servers: a
+// backlog reserved through another mapping of the file (as another pfsemu
+// would) delays a read through the mount by at least that backlog, and the
+// mount's counters say where the time went.
+func TestMountServersShared(t *testing.T) {
+	needFUSE(t)
+	src, mnt, data := testTree(t, 64<<10)
+	state := filepath.Join(t.TempDir(), "servers")
+	opt := Options{Servers: 2, StripeSize: 16 << 10, ServerLatency: 40 * ms, ServerThreads: 1,
+		ServerState: state, DirectIO: true}
+	s := mountForTest(t, src, mnt, opt)
+
+	// Another client's backlog: 5 requests of 40 ms on each server.
+	other, err := OpenServerState(state, opt.withDefaults().layout(), opt.withDefaults().serverCost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	others := NewServers(opt.withDefaults().layout(), opt.withDefaults().serverCost(), other)
+	for range 5 {
+		others.Serve(0, 0, 0, nil)
+		others.Serve(0, 16<<10, 0, nil)
+	}
+
+	start := time.Now()
+	f, err := os.OpenFile(filepath.Join(mnt, "sub", "data"), os.O_RDONLY|syscall.O_DIRECT, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := alignedBuf(4096)
+	if _, err := f.ReadAt(buf, 0); err != nil || !bytes.Equal(buf, data[:4096]) {
+		t.Fatalf("read: %v or wrong bytes", err)
+	}
+	// Behind 200 ms of work, then its own 40 ms.
+	if took := time.Since(start); took < 240*ms {
+		t.Fatalf("read took %v behind a 200 ms backlog of another client; want at least 240ms", took)
+	}
+	st := s.Stats()
+	if st.QueuedS < 0.19 || st.ServerS < st.QueuedS+0.039 {
+		t.Fatalf("stats: server_s %.3f, queued_s %.3f; want queued >= 0.2 s and 40 ms more at the server", st.ServerS, st.QueuedS)
+	}
+	var pieces int64
+	for _, n := range st.PerServer {
+		pieces += n
+	}
+	if len(st.PerServer) != 2 || pieces != st.Requests {
+		t.Fatalf("per_server %v: want 2 servers counting all %d requests", st.PerServer, st.Requests)
+	}
+	if want := "2 servers (stripe 16KiB over all; 40ms per request, 1 at once, unlimited each)"; st.Servers != want {
+		t.Fatalf("servers %q, want %q", st.Servers, want)
+	}
+}
+
+// TestMountServerStateMismatch checks that a mount refuses a state file
+// made for another file system, before mounting.
+func TestMountServerStateMismatch(t *testing.T) {
+	needFUSE(t)
+	src, mnt, _ := testTree(t, 100)
+	state := filepath.Join(t.TempDir(), "servers")
+	mountForTest(t, src, mnt, Options{Servers: 2, ServerState: state})
+	_, mnt2, _ := testTree(t, 100)
+	if _, err := Mount(src, mnt2, Options{Servers: 3, ServerState: state}); err == nil {
+		t.Fatal("a mount with 3 servers accepted a state file of 2")
+	}
+	if mounted(t, mnt2) {
+		t.Fatal("the refused mount is in the mount table")
+	}
+}

@@ -1,0 +1,127 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/lmdbio/lmdbio/pkg/source"
+)
+
+// What lies in front of a value in an LMDB data file (liblmdb 0.9, 64-bit
+// little-endian; mdb.c), so that reading those few bytes with the value
+// checks that the index still describes the file:
+//
+//   - a value in overflow pages starts right after the 16-byte header of
+//     its first page: page number (uint64 at 0), flags (uint16 at 10, with
+//     P_OVERFLOW) and the run's page count (uint32 at 12);
+//   - a value inside a leaf page follows its node: data size (uint16 at 0,
+//     high half at 2), node flags (uint16 at 4, 0 for a plain value), key
+//     size (uint16 at 6), then the key, then the value. Nodes start after
+//     the page header and at least one 2-byte node pointer.
+//
+// So a value at page offset 16 is in overflow pages, and any other is in a
+// leaf page, after 8+len(key) bytes of node.
+const (
+	lmdbPageHeader = 16   // PAGEHDRSZ
+	lmdbNodeHeader = 8    // NODESIZE
+	lmdbOverflow   = 0x04 // P_OVERFLOW
+	lmdbPageTypes  = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x40
+	minPageSize    = 512
+	maxPageSize    = 65536
+)
+
+func validPageSize(ps uint32) bool {
+	return ps >= minPageSize && ps <= maxPageSize && ps&(ps-1) == 0
+}
+
+// overflow reports whether record i's value lies in overflow pages.
+func (x *Index) overflow(i int) bool { return x.off[i]%int64(x.psize) == lmdbPageHeader }
+
+// prefixLen is how many bytes in front of record i's value identify it.
+func (x *Index) prefixLen(i int) int64 {
+	if x.overflow(i) {
+		return lmdbPageHeader
+	}
+	return lmdbNodeHeader + int64(x.keyOff[i+1]-x.keyOff[i])
+}
+
+// checkPlace checks that record i's value, with what identifies it, sits
+// where LMDB can put a value: an overflow value right after the header of a
+// page, a leaf value after its node, node and value inside one page after
+// its header and a node pointer. (An empty value whose node ends its page
+// starts at the next page's first byte.)
+func (x *Index) checkPlace(i int) error {
+	ps := int64(x.psize)
+	start := x.off[i] - x.prefixLen(i) // the page header's or the node's first byte
+	if start < 2*ps {
+		return corruptf("record %d: value at offset %d lies in a meta page", i, x.off[i])
+	}
+	if x.overflow(i) {
+		return nil
+	}
+	if at := start % ps; at < lmdbPageHeader+2 || at+x.prefixLen(i)+int64(x.size[i]) > ps {
+		return corruptf("record %d: a leaf node of a %d-byte key and a %d-byte value at page offset %d does not fit in a %d-byte page",
+			i, x.keyOff[i+1]-x.keyOff[i], x.size[i], at, ps)
+	}
+	return nil
+}
+
+// verifyPrefix checks the bytes in front of record i's value: the overflow
+// page header, or the leaf node's header and key.
+func (x *Index) verifyPrefix(i int, prefix []byte) error {
+	if int64(len(prefix)) != x.prefixLen(i) {
+		return x.mismatch(i, "%d bytes in front of the value, want %d", len(prefix), x.prefixLen(i))
+	}
+	size := x.size[i]
+	if x.overflow(i) {
+		pgno := uint64(x.off[i]-lmdbPageHeader) / uint64(x.psize)
+		got, flags, pages := le.Uint64(prefix), le.Uint16(prefix[10:]), le.Uint32(prefix[12:])
+		need := (lmdbPageHeader-1+uint64(size))/uint64(x.psize) + 1 // OVPAGES
+		if got != pgno || flags&lmdbPageTypes != lmdbOverflow || uint64(pages) < need {
+			return x.mismatch(i, "overflow page %d has header page %d, flags 0x%x, %d pages (want %d)", pgno, got, flags, pages, need)
+		}
+		return nil
+	}
+	key := x.Key(i)
+	dsize := uint32(le.Uint16(prefix)) | uint32(le.Uint16(prefix[2:]))<<16
+	flags, ksize := le.Uint16(prefix[4:]), le.Uint16(prefix[6:])
+	if dsize != size || flags != 0 || int(ksize) != len(key) || !bytes.Equal(prefix[lmdbNodeHeader:], key) {
+		return x.mismatch(i, "leaf node holds a %d-byte value, flags 0x%x, key %q (want %d bytes, key %q)",
+			dsize, flags, printable(prefix[lmdbNodeHeader:]), size, printable(key))
+	}
+	return nil
+}
+
+// mismatch is the error of a record whose bytes in the file are not what
+// the index says: the index is damaged or describes another file.
+func (x *Index) mismatch(i int, format string, args ...any) error {
+	return fmt.Errorf("index: record %d at offset %d: %s: the file does not match its index: %w: %w",
+		i, x.off[i], fmt.Sprintf(format, args...), ErrCorrupt, source.ErrCorrupt)
+}
+
+// printable shortens a key for an error message.
+func printable(k []byte) []byte { return k[:min(len(k), 32)] }
+
+// spotChecks is how many records Load checks against the file before it
+// trusts a saved index.
+const spotChecks = 64
+
+// spotCheck reads the bytes in front of up to spotChecks values, spread over
+// the index from the first record to the last, and checks them: a few small
+// reads that catch a saved index whose checksum holds but whose offsets do
+// not describe the file.
+func (x *Index) spotCheck(r io.ReaderAt) error {
+	n := x.Len()
+	for s := range min(n, spotChecks) {
+		i := s * (n - 1) / max(min(n, spotChecks)-1, 1)
+		prefix := make([]byte, x.prefixLen(i))
+		if _, err := r.ReadAt(prefix, x.off[i]-int64(len(prefix))); err != nil {
+			return fmt.Errorf("index: record %d: reading the bytes in front of it: %w", i, err)
+		}
+		if err := x.verifyPrefix(i, prefix); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+//go:build cgo
+
+package lmdbwalk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/PowerDNS/lmdb-go/lmdb"
+)
+
+// writeDB writes n records with lmdb-go into a single-file database and
+// returns its path and the records in key order. Every seventh value is
+// large enough for overflow pages.
+func writeDB(t *testing.T, n int) (string, [][2][]byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db.mdb")
+	env, err := lmdb.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if err := env.SetMapSize(64 << 20); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Open(path, lmdb.NoSubdir, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var recs [][2][]byte
+	err = env.Update(func(txn *lmdb.Txn) error {
+		dbi, err := txn.OpenRoot(0)
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			v := make([]byte, rng.IntN(300))
+			if i%7 == 0 {
+				v = make([]byte, 5000+rng.IntN(9000))
+			}
+			for j := range v {
+				v[j] = byte(rng.Uint32())
+			}
+			k := fmt.Appendf(nil, "key-%05d", i)
+			recs = append(recs, [2][]byte{k, v})
+			if err := txn.Put(dbi, k, v, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, recs
+}
+
+func TestSeekAndFileOffset(t *testing.T) {
+	path, recs := writeDB(t, 300)
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// Forward with skips, backwards (a new epoch), and the same record twice.
+	for _, i := range []int{0, 1, 5, 6, 7, 150, 299, 3, 3, 298, 0, 14} {
+		k, v, err := w.Seek(i)
+		if err != nil {
+			t.Fatalf("Seek(%d): %v", i, err)
+		}
+		if !bytes.Equal(k, recs[i][0]) || !bytes.Equal(v, recs[i][1]) {
+			t.Fatalf("Seek(%d) = key %q, %d bytes; want key %q, %d bytes", i, k, len(v), recs[i][0], len(recs[i][1]))
+		}
+		for _, b := range [][]byte{k, v} {
+			if len(b) == 0 {
+				continue
+			}
+			off := w.FileOffset(b)
+			if off < 0 || off+int64(len(b)) > int64(len(file)) || !bytes.Equal(file[off:off+int64(len(b))], b) {
+				t.Fatalf("record %d: FileOffset = %d, not where its %d bytes are", i, off, len(b))
+			}
+		}
+	}
+	if off := w.FileOffset([]byte("not in the map")); off != -1 {
+		t.Errorf("FileOffset of Go memory = %d, want -1", off)
+	}
+	if off := w.FileOffset(nil); off != -1 {
+		t.Errorf("FileOffset(nil) = %d, want -1", off)
+	}
+	if _, _, err := w.Seek(len(recs)); !errors.Is(err, lmdb.NotFound) {
+		t.Errorf("Seek past the end: %v, want MDB_NOTFOUND", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such.mdb")
+	if _, err := Open(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open(missing) = %v, want fs.ErrNotExist", err)
+	}
+	junk := filepath.Join(t.TempDir(), "junk.mdb")
+	if err := os.WriteFile(junk, bytes.Repeat([]byte("not lmdb "), 3000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(junk)
+	if !IsCorrupt(err) {
+		t.Errorf("Open(junk) = %v, want an error IsCorrupt accepts", err)
+	}
+	if IsCorrupt(fs.ErrNotExist) || IsCorrupt(nil) {
+		t.Error("IsCorrupt accepts errors that are not liblmdb's corruption codes")
+	}
+}

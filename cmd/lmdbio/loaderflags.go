@@ -32,6 +32,8 @@ type loaderFlags struct {
 	chunkWindow int
 	locality    string
 	cache       string
+	dataset     string
+	labels      string
 }
 
 // register adds the flags to fs, with the loader's defaults. remainder is
@@ -59,6 +61,8 @@ func (f *loaderFlags) register(fs *pflag.FlagSet, remainder string) {
 	fs.Var(&f.chunk, "chunk", "--shuffle chunk: bytes of values per chunk")
 	fs.IntVar(&f.chunkWindow, "chunk-window", loader.DefaultChunkWindow, "--shuffle chunk: chunks whose records are shuffled together")
 	fs.StringVar(&f.locality, "locality", "on", "locality-aware assignment for chunk and global: learners first take the records their node holds (on, off)")
+	fs.StringVar(&f.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")
+	fs.StringVar(&f.labels, "labels", "", "HDF5: the labels dataset delivered with the rows (default label, if the file has one; none for no labels)")
 	fs.StringVar(&f.cache, "cache", "auto", "shared memory per node for a cache of the samples it loaded, never evicted: a size, auto (what fits) or 0 (off)")
 }
 
@@ -71,7 +75,8 @@ func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, erro
 	}
 	opt := loader.Options{Mode: mode, Batch: f.batch, Epochs: f.epochs, Direct: f.direct, Stagger: f.stagger,
 		Window: int64(f.window), Prefetch: f.prefetch, MaxSpan: int64(f.maxSpan), MaxGap: int64(f.maxGap),
-		IODepth: f.ioDepth, Seed: f.seed, ChunkBytes: int64(f.chunk), ChunkWindow: f.chunkWindow}
+		IODepth: f.ioDepth, Seed: f.seed, ChunkBytes: int64(f.chunk), ChunkWindow: f.chunkWindow,
+		Dataset: f.dataset, Labels: f.labels}
 	if opt.Shuffle, err = sampler.ParseShuffle(cmp.Or(f.shuffle, "none")); err != nil {
 		return loader.Options{}, usagef("--shuffle: %v", err)
 	}

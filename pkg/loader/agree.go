@@ -11,10 +11,13 @@ import (
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/hdf5"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
+	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
+	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // bcastBytes sends root's b to every rank of c, length first.
@@ -98,10 +101,15 @@ func agree(c *mpi.Comm, err error) error {
 // Command-line tools exit with status 2 for them.
 func IsBadInput(err error) bool {
 	for _, target := range []error{fs.ErrNotExist, fs.ErrPermission, lmdbfmt.ErrCorrupt, lmdbfmt.ErrNotLMDB,
-		lmdbfmt.ErrUnsupported, lmdbfmt.ErrNotRegular, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty} {
+		lmdbfmt.ErrUnsupported, lmdbfmt.ErrNotRegular, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty,
+		assign.ErrTooLarge, ErrResume, hdf5.ErrBadInput, source.ErrCorrupt, source.ErrUnknownFormat} {
 		if errors.Is(err, target) {
 			return true
 		}
+	}
+	var pf *ring.PeerFailure
+	if errors.As(err, &pf) && pf.BadInput { // the node reader's failure, as it classed it
+		return true
 	}
 	return lmdbwalk.IsCorrupt(err)
 }

@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"encoding"
 	"fmt"
 
+	"github.com/lmdbio/lmdbio/pkg/hdf5"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 	"github.com/lmdbio/lmdbio/pkg/source"
@@ -18,6 +20,7 @@ type dataset struct {
 	FileSize   int64  `json:"file_size"`
 	Identity   string `json:"identity,omitempty"`
 	IndexFrom  string `json:"index_from,omitempty"`
+	Note       string `json:"note,omitempty"` // how the source reads, when it is worth saying
 
 	src source.Source // on node readers, in PROV modes
 }
@@ -34,9 +37,19 @@ func (d *dataset) meanRecord() int64 {
 	return max(total/int64(d.Records), 1)
 }
 
-// describe is rank 0's look at the data: it validates the file and, for
-// PROV modes, loads or builds the index.
+// describe is rank 0's look at the data: it finds the format, validates
+// the file and, for PROV modes, loads or builds the index.
 func describe(path string, opt Options) (*dataset, error) {
+	format, err := source.Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	if format == source.HDF5 {
+		return describeHDF5(path, opt)
+	}
+	if opt.Dataset != "" || opt.Labels != "" {
+		return nil, fmt.Errorf("%w: --dataset and --labels name the datasets of an HDF5 file; %s is an LMDB", ErrBadOption, path)
+	}
 	dataPath, err := lmdbfmt.DataPath(path)
 	if err != nil {
 		return nil, err
@@ -67,6 +80,21 @@ func describe(path string, opt Options) (*dataset, error) {
 	return ds, nil
 }
 
+// describeHDF5 inspects an HDF5 file with libhdf5.
+func describeHDF5(path string, opt Options) (*dataset, error) {
+	if !opt.Mode.PROV {
+		return nil, fmt.Errorf("%w: --mode %v reads LMDB with liblmdb; HDF5 files are read in the modes with an index (lmm+dio+prov and after, the default)",
+			ErrBadOption, opt.Mode)
+	}
+	src, err := hdf5.Open(path, hdf5.Options{Dataset: opt.Dataset, Labels: opt.Labels, NoLabels: opt.Labels == NoLabels})
+	if err != nil {
+		return nil, err
+	}
+	info := src.Info()
+	return &dataset{Path: info.Path, Format: info.Format, Records: src.Len(), ValueBytes: info.ValueBytes,
+		FileSize: info.FileSize, Identity: info.Identity, Note: info.Note, src: src}, nil
+}
+
 // shareDataset runs describe on rank 0 and tells every rank the outcome; in
 // PROV modes it also sends the index to the node leaders. Collective.
 func shareDataset(t *topology.Topology, path string, opt Options) (*dataset, error) {
@@ -93,26 +121,36 @@ func shareDataset(t *topology.Topology, path string, opt Options) (*dataset, err
 	return ds, nil
 }
 
-// shareSource sends the index from rank 0 to every node leader, so no other
-// rank walks the tree.
+// shareSource sends the source (an LMDB index, an HDF5 layout) from rank 0
+// to every node leader, so no other rank walks the tree or opens the file
+// with libhdf5.
 func shareSource(t *topology.Topology, ds *dataset) error {
 	var blob []byte
 	if t.Rank == 0 {
 		var err error
-		if blob, err = ds.src.(interface{ MarshalBinary() ([]byte, error) }).MarshalBinary(); err != nil {
+		if blob, err = ds.src.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
 			return err
 		}
 	}
 	blob, err := bcastBytes(t.Leaders, 0, blob)
 	if err != nil {
-		return fmt.Errorf("sending the index to node leaders: %w", err)
+		return fmt.Errorf("sending the dataset's layout to node leaders: %w", err)
 	}
-	if t.Rank != 0 {
-		idx, err := index.Unmarshal(blob)
+	if t.Rank == 0 {
+		return nil
+	}
+	if ds.Format == string(source.HDF5) {
+		src, err := hdf5.Unmarshal(blob)
 		if err != nil {
-			return fmt.Errorf("index received from rank 0: %w", err)
+			return fmt.Errorf("layout received from rank 0: %w", err)
 		}
-		ds.src = idx.Source(ds.Path)
+		ds.src = src
+		return nil
 	}
+	idx, err := index.Unmarshal(blob)
+	if err != nil {
+		return fmt.Errorf("index received from rank 0: %w", err)
+	}
+	ds.src = idx.Source(ds.Path)
 	return nil
 }

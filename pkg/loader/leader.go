@@ -299,7 +299,7 @@ func (ld *leader) run(ctx context.Context) {
 	}
 	ld.err = ld.firstError(err)
 	if ld.err != nil && !ld.closing.Load() {
-		_ = ld.server.Fail(ld.err.Error())
+		_ = ld.server.Fail(ld.err.Error(), IsBadInput(ld.err))
 	}
 }
 

@@ -43,7 +43,15 @@ type Options struct {
 	IODepth  int   // reads in flight per node reader; default DefaultIODepth
 
 	Index index.LoadOptions // where the index sidecar may be kept
+
+	// Dataset names the HDF5 dataset whose rows are the records (default
+	// "data"); Labels the one delivered with them (default "label" when the
+	// file has it; NoLabels for none). Both must be empty for LMDB.
+	Dataset, Labels string
 }
+
+// NoLabels as Options.Labels delivers no labels.
+const NoLabels = "none"
 
 // Switch is an option that is on unless turned off; the zero value is on.
 type Switch int8
@@ -156,6 +164,7 @@ func (o *Options) settings() [][2]string {
 		{"locality", o.Locality.String()}, {"cache", fmt.Sprint(o.Cache)}, {"direct", fmt.Sprint(o.Direct)},
 		{"stagger", fmt.Sprint(o.Stagger)}, {"window", fmt.Sprint(o.Window)}, {"prefetch", fmt.Sprint(o.Prefetch)},
 		{"max-span", fmt.Sprint(o.MaxSpan)}, {"max-gap", fmt.Sprint(o.MaxGap)}, {"io-depth", fmt.Sprint(o.IODepth)},
+		{"dataset", o.Dataset}, {"labels", o.Labels},
 	}
 	resume := "none"
 	if o.Resume != nil {

@@ -85,7 +85,10 @@ func (p *runPlan) layOut() {
 		p.fileOrder[b] = int32(b)
 	}
 	firstOff := func(b int32) int64 {
-		f, _ := p.pieces.Of(b)
+		f, end := p.pieces.Of(b)
+		if f == end {
+			return -1 // read through a library, not by offset: keep the source's order
+		}
 		return p.pieces.Ext[f].Off
 	}
 	slices.SortStableFunc(p.fileOrder, func(a, b int32) int { return cmp.Compare(firstOff(a), firstOff(b)) })

@@ -17,7 +17,7 @@ import (
 //	              int64 key length, int64 label offset, int64 label length}
 //	  EndOfEpoch  uint32 epoch
 //	  Release     uint64 id
-//	  Fail        the message bytes (0..MaxFailMsg), length implied by n
+//	  Fail        uint8 flags (bit 0: bad input), the message bytes (0..MaxFailMsg), length implied by n
 //	  Bye         empty
 //	  Welcome     the config bytes (0..MaxConfig), length implied by n
 const (
@@ -124,10 +124,10 @@ func Decode(frame []byte) (Message, error) {
 		}
 		return Release{ID: le64(p)}, nil
 	case TypeFail:
-		if len(p) > MaxFailMsg {
-			return nil, fmt.Errorf("%w: fail message of %d bytes, at most %d", ErrCorrupt, len(p), MaxFailMsg)
+		if len(p) < 1 || len(p)-1 > MaxFailMsg || p[0] > 1 {
+			return nil, fmt.Errorf("%w: fail message of %d bytes (flags %#x), at most %d", ErrCorrupt, len(p), p[:min(len(p), 1)], MaxFailMsg+1)
 		}
-		return Fail{Msg: string(p)}, nil
+		return Fail{Msg: string(p[1:]), BadInput: p[0] == 1}, nil
 	case TypeBye:
 		if err := wantPayload(t, p, 0); err != nil {
 			return nil, err
@@ -215,7 +215,13 @@ func (m Release) appendPayload(b []byte) []byte {
 	return binary.LittleEndian.AppendUint64(b, m.ID)
 }
 
-func (m Fail) appendPayload(b []byte) []byte { return append(b, m.Msg...) }
+func (m Fail) appendPayload(b []byte) []byte {
+	flags := byte(0)
+	if m.BadInput {
+		flags = 1
+	}
+	return append(append(b, flags), m.Msg...)
+}
 
 func (Bye) appendPayload(b []byte) []byte { return b }
 

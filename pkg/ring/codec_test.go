@@ -22,6 +22,7 @@ var roundTripCases = []struct {
 	{"end-of-epoch", EndOfEpoch{Epoch: 12}},
 	{"release", Release{ID: math.MaxUint64}},
 	{"fail", Fail{Msg: "disk on fire: /data/x.mdb"}},
+	{"fail-bad-input", Fail{Msg: "corrupt chunk", BadInput: true}},
 	{"fail-empty", Fail{}},
 	{"fail-max", Fail{Msg: strings.Repeat("x", MaxFailMsg)}},
 	{"bye", Bye{}},

@@ -41,3 +41,13 @@ func (e *classError) Unwrap() error { return e.class }
 func classErrorf(class error, format string, args ...any) error {
 	return &classError{msg: fmt.Sprintf(format, args...), class: class}
 }
+
+// PeerFailure is the failure the node reader told a learner of (Fail). Its
+// text is the node reader's own; it matches ErrPeerFailed.
+type PeerFailure struct {
+	Msg      string
+	BadInput bool
+}
+
+func (e *PeerFailure) Error() string { return e.Msg }
+func (e *PeerFailure) Unwrap() error { return ErrPeerFailed }

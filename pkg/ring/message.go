@@ -90,8 +90,12 @@ type Release struct {
 }
 
 // Fail tells the peer that this side failed, and why. The peer stops.
+// BadInput says the failure is the user's to fix (a corrupt or unsupported
+// dataset, a bad option), so every process can exit with the status for
+// bad input.
 type Fail struct {
-	Msg string
+	Msg      string
+	BadInput bool
 }
 
 // Bye is a learner's last message on a clean Close.

@@ -294,7 +294,7 @@ func TestServerGone(t *testing.T) {
 		text string
 	}{
 		{"close", func(s *Server) error { return s.Close() }, ErrPeerGone, "went away"},
-		{"fail", func(s *Server) error { return s.Fail("out of shared memory") }, ErrPeerFailed, "out of shared memory"},
+		{"fail", func(s *Server) error { return s.Fail("out of shared memory", true) }, ErrPeerFailed, "out of shared memory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -314,6 +314,10 @@ func TestServerGone(t *testing.T) {
 				err := <-errs
 				if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
 					t.Fatalf("Recv = %v, want %v containing %q", err, tc.want, tc.text)
+				}
+				var pf *PeerFailure
+				if tc.name == "fail" && (!errors.As(err, &pf) || !pf.BadInput) {
+					t.Fatalf("Recv = %v, want a PeerFailure that says bad input", err)
 				}
 				if ctx.Err() != nil {
 					t.Fatal("Recv only returned because the test timed out")

@@ -28,6 +28,7 @@ type leader struct {
 	ds       *dataset
 	node     int
 	learners int
+	sizes    []int // learners of every node
 
 	plan           *runPlan      // PROV modes
 	fetch          fetcher       // cursor modes
@@ -80,7 +81,7 @@ type fetcher interface {
 // may fail is followed by an agreement, so none is left waiting in a later
 // collective for one that failed.
 func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*leader, error) {
-	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: sizes[t.Node], failed: make(chan error, 1),
+	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: sizes[t.Node], sizes: sizes, failed: make(chan error, 1),
 		done: make(chan struct{}), holds: newHoldings(sizes[t.Node]), guard: noGuard{}, stats: newRunStats()}
 	ld.ctx, ld.cancel = context.WithCancel(context.Background())
 	readers, err := readersOnHost(t)

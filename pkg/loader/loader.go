@@ -46,56 +46,73 @@ type Loader struct {
 	closed bool
 }
 
-// runConfig is what a node reader tells its learners in Welcome.
+// runConfig is what a node reader tells its learners in Welcome: all a
+// learner needs to know of the run, MPI rank or not.
 type runConfig struct {
-	Rounds      int `json:"rounds"`       // batches per learner in a whole epoch
-	FirstEpoch  int `json:"first_epoch"`  // the epoch the run starts in
-	FirstRounds int `json:"first_rounds"` // batches per learner left in it
-	FirstDone   int `json:"first_done"`   // global batches of it delivered before this run
+	Records     int   `json:"records"`
+	Epochs      int   `json:"epochs"`
+	Rounds      int   `json:"rounds"`       // batches per learner in a whole epoch
+	FirstEpoch  int   `json:"first_epoch"`  // the epoch the run starts in
+	FirstRounds int   `json:"first_rounds"` // batches per learner left in it
+	FirstDone   int   `json:"first_done"`   // global batches of it delivered before this run
+	State       State `json:"state"`        // the run's State, at its start
 }
 
-// Open opens the dataset at path (an LMDB directory or its data.mdb) for
-// every rank of opt.Topology. It is collective: every rank calls it with the
-// same path and options — the ranks check that they agree — and every rank
-// gets an error if any rank failed.
+// Open opens the dataset at path (an LMDB directory or its data.mdb, or an
+// HDF5 file) for every rank of opt.Topology. It is collective: every rank
+// calls it with the same path and options — the ranks check that they
+// agree — and every rank gets an error if any rank failed.
 func Open(path string, opt Options) (*Loader, error) {
 	if opt.Topology == nil {
 		return nil, fmt.Errorf("loader: Options.Topology is required")
 	}
+	ds, sizes, err := prepare(path, &opt, nodeSizes)
+	if err != nil {
+		return nil, err
+	}
 	t := opt.Topology
-	if err := agree(t.World, opt.setDefaults()); err != nil {
-		return nil, err
-	}
-	settings := append([][2]string{{"path", path}}, opt.settings()...)
-	if err := agreeSettings(t.World, settings); err != nil {
-		return nil, err
-	}
-	if err := agree(t.World, checkThreads(t, opt)); err != nil {
-		return nil, err
-	}
-	ds, err := shareDataset(t, path, opt)
-	if err != nil {
-		return nil, err
-	}
-	sizes, err := nodeSizes(t)
-	if err != nil {
-		return nil, err
-	}
-	if opt.Resume != nil {
-		if err := opt.Resume.check(ds, opt, sizes); err != nil {
-			return nil, err // the same on every rank
-		}
-	}
 	l := &Loader{opt: opt, ds: ds, sizes: sizes}
 	if opt.Mode.Caffe {
 		l.caffe, err = openCaffe(ds, opt)
 		if err == nil {
-			l.cfg = runConfig{Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds}
+			l.cfg = runConfig{Records: ds.Records, Epochs: opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
+				State: stateAt(ds, opt, sizes, 0, 0)}
 		}
 		return l.afterOpen(agree(t.World, err))
 	}
 	err = l.connect(sizes)
 	return l.afterOpen(agree(t.World, err))
+}
+
+// prepare is the collective start of every open: the options, checked and
+// agreed on by every rank; the dataset, described by rank 0; the learners
+// of every node. Every rank returns the same error.
+func prepare(path string, opt *Options, sizesOf func(*topology.Topology) ([]int, error)) (*dataset, []int, error) {
+	t := opt.Topology
+	if err := agree(t.World, opt.setDefaults()); err != nil {
+		return nil, nil, err
+	}
+	settings := append([][2]string{{"path", path}}, opt.settings()...)
+	if err := agreeSettings(t.World, settings); err != nil {
+		return nil, nil, err
+	}
+	if err := agree(t.World, checkThreads(t, *opt)); err != nil {
+		return nil, nil, err
+	}
+	ds, err := shareDataset(t, path, *opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	sizes, err := sizesOf(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opt.Resume != nil {
+		if err := opt.Resume.check(ds, *opt, sizes); err != nil {
+			return nil, nil, err // the same on every rank
+		}
+	}
+	return ds, sizes, nil
 }
 
 // checkThreads refuses a run whose node readers would call MPI from several
@@ -223,12 +240,14 @@ func (ld *leader) welcome(timeout time.Duration) error {
 
 // config is what the learners need to know of the run.
 func (ld *leader) config() runConfig {
+	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0)}
 	if ld.plan == nil {
-		r := ld.sched.plan.Rounds()
-		return runConfig{Rounds: r, FirstRounds: r}
+		c.Rounds = ld.sched.plan.Rounds()
+		c.FirstRounds = c.Rounds
+		return c
 	}
 	p := ld.plan
-	c := runConfig{FirstRounds: p.first.ep.Rounds() - p.first.from}
+	c.FirstRounds = p.first.ep.Rounds() - p.first.from
 	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
 	if r := p.resume; r != nil {
 		c.FirstEpoch, c.FirstDone = r.Epoch, r.GlobalBatches
@@ -254,7 +273,7 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 		}
 		l.held = 0
 	}
-	if l.epoch >= l.opt.Epochs {
+	if l.epoch >= l.cfg.Epochs {
 		return Batch{}, io.EOF
 	}
 	m, err := l.client.Recv(ctx)
@@ -301,7 +320,7 @@ func (l *Loader) views(m ring.Batch) (Batch, error) {
 func view(b []byte, off, n int64) []byte { return b[off : off+n : off+n] }
 
 // Records is the number of records in the dataset.
-func (l *Loader) Records() int { return l.ds.Records }
+func (l *Loader) Records() int { return l.cfg.Records }
 
 // Rounds is the number of batches every learner gets in the epoch Next is
 // in (a resumed epoch has only the rest).
@@ -325,16 +344,24 @@ func (l *Loader) State() State {
 		done += l.cfg.FirstDone
 		rounds = l.cfg.FirstDone + l.cfg.FirstRounds
 	}
+	st := l.cfg.State
 	if done >= rounds {
 		// Every batch of the epoch was received: the next is where to go on.
-		return stateAt(l.ds, l.opt, l.sizes, l.epoch+1, 0)
+		st.Epoch, st.GlobalBatches = l.epoch+1, 0
+	} else {
+		st.Epoch, st.GlobalBatches = l.epoch, done
 	}
-	return stateAt(l.ds, l.opt, l.sizes, l.epoch, done)
+	return st
 }
 
 // IndexFrom says where the index came from (rank 0 only; "" elsewhere or
 // without an index).
-func (l *Loader) IndexFrom() string { return l.ds.IndexFrom }
+func (l *Loader) IndexFrom() string {
+	if l.ds == nil {
+		return ""
+	}
+	return l.ds.IndexFrom
+}
 
 // ArenaBytes is the size of the node's shared-memory arena (0 in the lmdb
 // mode, which has none).

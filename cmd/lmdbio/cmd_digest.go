@@ -200,10 +200,11 @@ func digestEpoch(ld *loader.Loader, left *int, limited bool) (epochSum, []roundR
 // slowest learner's.
 func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
 	world := job.topo.World
-	const width = 7 * 8
+	const width = 9 * 8
 	mine := make([]byte, 0, width)
 	for _, v := range []uint64{uint64(s.records), uint64(s.bytes), s.digest, uint64(s.seconds * 1e9),
-		uint64(s.stats.StorageBytes), uint64(s.stats.ExchangeBytes), uint64(s.stats.CacheHits)} {
+		uint64(s.stats.StorageBytes), uint64(s.stats.ExchangeBytes), uint64(s.stats.CacheHits),
+		uint64(s.stats.DecodedBytes), uint64(s.stats.DecodeSeconds * 1e9)} {
 		mine = binary.LittleEndian.AppendUint64(mine, v)
 	}
 	all := make([]byte, width*world.Size())
@@ -220,6 +221,8 @@ func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
 		t.stats.StorageBytes += int64(row(4))
 		t.stats.ExchangeBytes += int64(row(5))
 		t.stats.CacheHits += int64(row(6))
+		t.stats.DecodedBytes += int64(row(7))
+		t.stats.DecodeSeconds += float64(row(8)) / 1e9
 	}
 	return t, nil
 }
@@ -276,6 +279,7 @@ func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool
 		b, _ := json.Marshal(map[string]any{"type": "digest", "epoch": epoch, "records": s.records, "bytes": s.bytes,
 			"digest": fmt.Sprintf("%016x", s.digest), "order": order, "seconds": s.seconds, "mb_per_s": mbps,
 			"storage_bytes": s.stats.StorageBytes, "exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
+			"decoded_bytes": s.stats.DecodedBytes, "decode_seconds": s.stats.DecodeSeconds,
 			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String()})
 		fmt.Fprintln(w, string(b))
 		return

@@ -16,6 +16,9 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
+// loaders numbers the loaders this process opens.
+var loaders atomic.Int64
+
 // acceptTimeout bounds how long a node leader waits for its learners to
 // connect; a learner that never comes is a launch problem, not a reason to hang.
 const acceptTimeout = 60 * time.Second
@@ -208,7 +211,10 @@ func (ld *leader) openShared(t *topology.Topology) error {
 			return err
 		}
 	}
-	ld.server, err = ring.Listen(ring.SocketName(shm.JobID(), t.Node, os.Getpid()), ld.learners)
+	// One socket per loader: a process may hold several (a training and a
+	// validation set).
+	job := fmt.Sprintf("%s.%d", shm.JobID(), loaders.Add(1))
+	ld.server, err = ring.Listen(ring.SocketName(job, t.Node, os.Getpid()), ld.learners)
 	return err
 }
 

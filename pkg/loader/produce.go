@@ -274,7 +274,7 @@ func (ld *leader) fill(blocks []int32, w *window, q queues, st *epochCounters) {
 		loads := stagingLoads(ld.rd, spans)
 		ld.decodeInto(blocks, loads, c.buf, func(b int32) int64 { return p.cache.At[b] }, func(b int32, d *decode) {
 			c.block[b] = d
-		})
+		}, st)
 		ld.addLoads(w, loads, st)
 		return
 	}
@@ -311,7 +311,7 @@ func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map
 		}
 		ld.decodeInto(blocks, loads, ld.buf, func(b int32) int64 { return at[b] }, func(b int32, d *decode) {
 			loc[b] = where{seg: segArena, off: at[b], done: d}
-		})
+		}, st)
 		ld.addLoads(w, loads, st)
 		return
 	}
@@ -347,7 +347,7 @@ func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
 // decodeInto makes the decoding of every block from the staging loads that
 // read its pieces, into dst at offset(b); each is handed to set and queued
 // after the window's loads.
-func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset func(int32) int64, set func(int32, *decode)) {
+func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset func(int32) int64, set func(int32, *decode), st *epochCounters) {
 	p := ld.plan
 	parts := make(map[int32][]piecePart, len(blocks))
 	for _, l := range loads {
@@ -360,7 +360,7 @@ func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset f
 	for _, b := range blocks {
 		n := p.src.DecodedLen(int(b))
 		off := offset(b)
-		d := &decode{signal: newSignal(), block: b, dec: p.src.Decoder(), verify: verify, parts: parts[b], dst: dst[off : off+n : off+n]}
+		d := &decode{signal: newSignal(), block: b, dec: p.src.Decoder(), verify: verify, parts: parts[b], dst: dst[off : off+n : off+n], st: st}
 		set(b, d)
 		ld.pendingDecodes = append(ld.pendingDecodes, d)
 	}
@@ -407,4 +407,6 @@ type epochCounters struct {
 	storageBytes  atomic.Int64
 	exchangeBytes atomic.Int64
 	cacheHits     atomic.Int64
+	decodedBytes  atomic.Int64
+	decodeNanos   atomic.Int64
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/reader"
@@ -96,6 +97,7 @@ type decode struct {
 	verify source.Verifier
 	parts  []piecePart // in the order Source.Pieces lists them
 	dst    []byte
+	st     *epochCounters
 }
 
 // piecePart is where one piece of a block to decode was read.
@@ -116,9 +118,12 @@ func (d *decode) decode(ctx context.Context) error {
 		}
 		pieces[i] = p.from.pieceBytes(p.at)
 	}
+	start := time.Now()
 	if err := d.dec.Decode(int(d.block), pieces, d.dst); err != nil {
 		return err
 	}
+	d.st.decodeNanos.Add(int64(time.Since(start)))
+	d.st.decodedBytes.Add(int64(len(d.dst)))
 	if d.verify != nil {
 		return d.verify.Verify(int(d.block), d.dst)
 	}

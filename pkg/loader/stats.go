@@ -7,6 +7,10 @@ type EpochStats struct {
 	StorageBytes  int64 // bytes read from the dataset file
 	ExchangeBytes int64 // bytes of values sent to other nodes
 	CacheHits     int64 // records produced from the cache, read from storage in an earlier window
+	// DecodedBytes and DecodeSeconds are the blocks decoded (HDF5 chunks)
+	// and the time the decoders spent on them, summed over the decoders.
+	DecodedBytes  int64
+	DecodeSeconds float64
 }
 
 // runStats keeps the figures of every epoch.
@@ -32,5 +36,6 @@ func (s *runStats) epoch(e int) *epochCounters {
 // get returns epoch e's figures so far.
 func (s *runStats) get(e int) EpochStats {
 	c := s.epoch(e)
-	return EpochStats{StorageBytes: c.storageBytes.Load(), ExchangeBytes: c.exchangeBytes.Load(), CacheHits: c.cacheHits.Load()}
+	return EpochStats{StorageBytes: c.storageBytes.Load(), ExchangeBytes: c.exchangeBytes.Load(), CacheHits: c.cacheHits.Load(),
+		DecodedBytes: c.decodedBytes.Load(), DecodeSeconds: float64(c.decodeNanos.Load()) / 1e9}
 }

@@ -80,7 +80,7 @@ func runInfo(path string, opt infoOptions) error {
 	case format == source.HDF5:
 		return runInfoHDF5(path, opt)
 	case errors.Is(err, source.ErrUnknownFormat) && isFile(path):
-		return usageError(err)
+		return inputError(err)
 	case format == source.LMDB && (opt.dataset != "" || opt.labels != "" || opt.verify):
 		return usagef("--dataset, --labels and --verify are for HDF5 files")
 	}

@@ -95,7 +95,7 @@ func runInfoHDF5(path string, opt infoOptions) error {
 // hdf5Error makes what the file holds a bad-input error (exit 2).
 func hdf5Error(err error) error {
 	if errors.Is(err, hdf5.ErrBadInput) || errors.Is(err, source.ErrCorrupt) {
-		return usageError(err)
+		return inputError(err)
 	}
 	return err
 }

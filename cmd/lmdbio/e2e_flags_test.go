@@ -24,7 +24,8 @@ func TestLoaderFlagDefaults(t *testing.T) {
 	}
 	want := loader.Options{Mode: loader.DefaultMode, Batch: loader.DefaultBatch, Epochs: loader.DefaultEpochs, Remainder: assign.Keep,
 		Stagger: loader.DefaultStagger, Window: loader.DefaultWindow, Prefetch: loader.DefaultPrefetch,
-		MaxSpan: loader.DefaultMaxSpan, MaxGap: loader.DefaultMaxGap, IODepth: loader.DefaultIODepth}
+		MaxSpan: loader.DefaultMaxSpan, MaxGap: loader.DefaultMaxGap, IODepth: loader.DefaultIODepth,
+		ChunkBytes: loader.DefaultChunkBytes, ChunkWindow: loader.DefaultChunkWindow}
 	if got != want {
 		t.Errorf("flag defaults %+v\nGo API        %+v", got, want)
 	}

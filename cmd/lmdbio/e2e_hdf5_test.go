@@ -55,7 +55,7 @@ print(d.shape, d.chunks, d.compression, d.shuffle)`, path)
 		{"--size", "3x8x8", "--format", "tiff"},
 	} {
 		r := lmdbio(t, nil, append([]string{"gen", "--format", "hdf5", "--out", filepath.Join(dir, "bad.h5")}, args...)...)
-		checkOneLineError(t, r, 2, "lmdbio: ")
+		checkOneLineError(t, r, 2, "lmdbio gen: ")
 	}
 }
 

@@ -11,6 +11,9 @@ import (
 type guard interface {
 	check() error
 	close() error
+	// holds reports whether the snapshot's bytes cannot change while the
+	// guard is open, so learners may view the file.
+	holds() bool
 }
 
 // noGuard checks nothing: formats whose files are not written under a
@@ -19,6 +22,7 @@ type noGuard struct{}
 
 func (noGuard) check() error { return nil }
 func (noGuard) close() error { return nil }
+func (noGuard) holds() bool  { return true }
 
 // pinGuard keeps an LMDB snapshot for the life of the loader (a read
 // transaction), or checks its meta pages where the lock file cannot be used.
@@ -26,6 +30,7 @@ type pinGuard struct{ pin *lmdbpin.Pin }
 
 func (g pinGuard) check() error { return g.pin.Check() }
 func (g pinGuard) close() error { return g.pin.Close() }
+func (g pinGuard) holds() bool  { return g.pin.Held() }
 
 // openGuard opens the dataset's guard for a node reader.
 func openGuard(ds *dataset) (guard, error) {

@@ -39,6 +39,7 @@ type leader struct {
 	rd             *reader.SpanReader
 	seg            *shm.Segment // the arena
 	buf            []byte       // the arena's bytes
+	view           *fileView    // the data file, mapped, when learners view it
 	arena          *arena
 	slot           int64 // arena bytes per window
 	cache          *nodeCache
@@ -91,10 +92,24 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 	if err != nil {
 		return nil, err
 	}
-	capacity, err := ld.prepare(sizes, readers)
+	err = ld.prepare(sizes)
 	if err = agree(t.Leaders, err); err != nil {
 		ld.closeParts()
 		return nil, err
+	}
+	var capacity int64
+	if ld.plan != nil {
+		if err = ld.agreeViews(t); err != nil {
+			ld.closeParts()
+			return nil, err
+		}
+		if err = ld.sizeArena(); err == nil {
+			capacity, err = ld.cacheCapacity(readers)
+		}
+		if err = agree(t.Leaders, err); err != nil {
+			ld.closeParts()
+			return nil, err
+		}
 	}
 	if err = ld.connectReaders(t, capacity); err == nil {
 		err = ld.openShared(t)
@@ -107,29 +122,29 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 }
 
 // prepare does what needs no other node: the plan, the data file, the
-// cache's capacity.
-func (ld *leader) prepare(sizes []int, readers int) (capacity int64, err error) {
+// guard of its snapshot, and whether learners may view the file.
+func (ld *leader) prepare(sizes []int) (err error) {
 	if !ld.opt.Mode.PROV {
 		ld.sched = newFixedSchedule(ld.ds, ld.opt, sizes, ld.node)
 		if ld.sched.err != nil {
-			return 0, ld.sched.err
+			return ld.sched.err
 		}
 		ld.fetch, err = openCursorFetcher(ld.ds, ld.opt)
-		return 0, err
+		return err
 	}
 	if ld.plan, err = newRunPlan(ld.ds.src, ld.opt, sizes, ld.node); err != nil {
-		return 0, err
+		return err
 	}
 	if ld.rd, err = reader.Open(ld.ds.Path, ld.opt.Direct); err != nil {
-		return 0, err
+		return err
 	}
 	if ld.guard, err = openGuard(ld.ds); err != nil {
-		return 0, err
+		return err
 	}
-	if err = ld.sizeArena(); err != nil {
-		return 0, err
+	if ld.viewable() {
+		ld.view, err = openView(ld.ds.Path)
 	}
-	return ld.cacheCapacity(readers)
+	return err
 }
 
 // readersOnHost counts the node readers on this host (virtual nodes share
@@ -227,14 +242,21 @@ func (ld *leader) arenaBytes() int64 {
 	return int64(ld.opt.Prefetch+1)*roundUp(ld.slot+alignment, alignment) + alignment
 }
 
-// files are the shared-memory segments the learners map, in segment order.
+// files are the segments the learners map, in segment order: the arena,
+// the cache if there is one, the data file when they view it.
 func (ld *leader) files() []*os.File {
 	files := []*os.File{ld.seg.File()}
 	if ld.cache != nil && ld.cache.seg != nil {
 		files = append(files, ld.cache.seg.File())
 	}
+	if ld.view != nil {
+		files = append(files, ld.view.file)
+	}
 	return files
 }
+
+// viewSegment is the segment number of the data file for the learners.
+func (ld *leader) viewSegment() uint32 { return uint32(len(ld.files()) - 1) }
 
 // run produces every epoch, then ends. The parts work at once: the producer
 // plans windows and takes arena room, the I/O workers keep IODepth reads
@@ -593,7 +615,7 @@ func (ld *leader) turns() int {
 func (ld *leader) closeParts() error {
 	var err error
 	for _, closer := range []func() error{ld.closeServer, ld.closeFetch, ld.closeArena, ld.closeCache,
-		ld.guard.close, ld.freeStagComm, ld.freeXchgComm} {
+		ld.closeView, ld.guard.close, ld.freeStagComm, ld.freeXchgComm} {
 		if e := closer(); e != nil && err == nil {
 			err = e
 		}

@@ -37,7 +37,7 @@ type Loader struct {
 	done  int // batches received in this epoch
 
 	// learner side, LMM modes
-	segs   []*shm.Segment // by segment number: the arena, the cache
+	segs   []segment // by segment number: the arena, the cache, the data file
 	client *ring.Client
 	held   uint64 // batch to release on the next call; 0 for none
 	batch  Batch  // reused between calls
@@ -56,6 +56,16 @@ type runConfig struct {
 	FirstRounds int   `json:"first_rounds"` // batches per learner left in it
 	FirstDone   int   `json:"first_done"`   // global batches of it delivered before this run
 	State       State `json:"state"`        // the run's State, at its start
+	// ViewSegment is the number of the segment that is the data file,
+	// which learners map read-only; -1 when they do not view it.
+	ViewSegment int `json:"view_segment"`
+}
+
+// segment is memory a learner maps: a shared-memory segment or the data
+// file.
+type segment interface {
+	Bytes() []byte
+	Close() error
 }
 
 // Open opens the dataset at path (an LMDB directory or its data.mdb, or an
@@ -76,7 +86,7 @@ func Open(path string, opt Options) (*Loader, error) {
 		l.caffe, err = openCaffe(ds, opt)
 		if err == nil {
 			l.cfg = runConfig{Records: ds.Records, Epochs: opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
-				State: stateAt(ds, opt, sizes, 0, 0)}
+				State: stateAt(ds, opt, sizes, 0, 0), ViewSegment: -1}
 		}
 		return l.afterOpen(agree(t.World, err))
 	}
@@ -208,7 +218,13 @@ func (l *Loader) attach(socket string, local int) error {
 		return fmt.Errorf("loader: the node reader's welcome: %w", err)
 	}
 	for i, f := range files {
-		seg, err := shm.OpenFile(f)
+		var seg segment
+		var err error
+		if i == l.cfg.ViewSegment {
+			seg, err = mapView(f)
+		} else {
+			seg, err = shm.OpenFile(f)
+		}
 		if err != nil {
 			for _, g := range files[i+1:] {
 				g.Close()
@@ -240,7 +256,10 @@ func (ld *leader) welcome(timeout time.Duration) error {
 
 // config is what the learners need to know of the run.
 func (ld *leader) config() runConfig {
-	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0)}
+	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1}
+	if ld.view != nil {
+		c.ViewSegment = int(ld.viewSegment())
+	}
 	if ld.plan == nil {
 		c.Rounds = ld.sched.plan.Rounds()
 		c.FirstRounds = c.Rounds
@@ -374,7 +393,7 @@ func (l *Loader) ArenaBytes() int64 {
 
 // CacheBytes is the size of the node's cache (0 without one).
 func (l *Loader) CacheBytes() int64 {
-	if len(l.segs) <= segCache {
+	if len(l.segs) <= segCache || l.cfg.ViewSegment == segCache {
 		return 0
 	}
 	return int64(len(l.segs[segCache].Bytes()))

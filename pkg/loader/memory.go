@@ -32,8 +32,8 @@ func (ld *leader) sizeArena() error {
 // with headroom for the learners. readers is the number of node readers on
 // this host, who share its memory.
 func (ld *leader) cacheCapacity(readers int) (int64, error) {
-	if ld.opt.Cache == CacheOff {
-		return 0, nil
+	if ld.opt.Cache == CacheOff || ld.view != nil {
+		return 0, nil // with views, the page cache keeps what was read
 	}
 	need := ld.plan.cacheNeed()
 	room, why, err := cacheRoom(readers, ld.arenaBytes())

@@ -33,6 +33,12 @@ type Options struct {
 	// Resume continues the run a State describes: the records of its epoch
 	// not yet delivered, then the epochs after it.
 	Resume *State
+	// Views lets learners read values through a read-only mapping of the
+	// data file (the page cache), without a copy into shared memory, where
+	// that is safe: blocks stored as is, no Direct, a snapshot that cannot
+	// change. The page cache then takes the place of the node cache. On by
+	// default.
+	Views Switch
 
 	Direct   bool  // read with O_DIRECT (bypasses the page cache)
 	Stagger  int   // node readers on storage at once with STAG; default DefaultStagger
@@ -161,7 +167,7 @@ func (o *Options) settings() [][2]string {
 		{"mode", o.Mode.String()}, {"batch", fmt.Sprint(o.Batch)}, {"remainder", o.Remainder.String()},
 		{"epochs", fmt.Sprint(o.Epochs)}, {"shuffle", o.Shuffle.String()}, {"seed", fmt.Sprint(o.Seed)},
 		{"chunk", fmt.Sprint(o.ChunkBytes)}, {"chunk-window", fmt.Sprint(o.ChunkWindow)},
-		{"locality", o.Locality.String()}, {"cache", fmt.Sprint(o.Cache)}, {"direct", fmt.Sprint(o.Direct)},
+		{"locality", o.Locality.String()}, {"cache", fmt.Sprint(o.Cache)}, {"views", o.Views.String()}, {"direct", fmt.Sprint(o.Direct)},
 		{"stagger", fmt.Sprint(o.Stagger)}, {"window", fmt.Sprint(o.Window)}, {"prefetch", fmt.Sprint(o.Prefetch)},
 		{"max-span", fmt.Sprint(o.MaxSpan)}, {"max-gap", fmt.Sprint(o.MaxGap)}, {"io-depth", fmt.Sprint(o.IODepth)},
 		{"dataset", o.Dataset}, {"labels", o.Labels},

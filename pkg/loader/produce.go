@@ -78,6 +78,9 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	fills, reads := ld.sortBlocks(work.Blocks)
 	spans := ld.planReads(reads, no == 0)
 	readRoom := ld.readRoom(reads, spans)
+	if ld.view != nil {
+		readRoom = 0 // learners view the file: reads land in the page cache
+	}
 	crosses := s.Crosses(ep, sw)
 	var recvRoom int64
 	if crosses {
@@ -115,7 +118,11 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 			loc[b] = where{seg: segCache, off: p.cache.At[b], done: ld.cache.loaded(b)}
 		}
 	}
-	ld.read(reads, spans, base, loc, w, q, st)
+	if ld.view != nil {
+		ld.makeResident(spans, loc, w, st)
+	} else {
+		ld.read(reads, spans, base, loc, w, q, st)
+	}
 
 	for _, list := range work.Send {
 		for _, pos := range list {
@@ -322,6 +329,33 @@ func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map
 	ld.addLoads(w, loads, st)
 }
 
+// makeResident starts the loads that bring spans into the page cache for
+// learners that view the file, and records where their blocks are: in the
+// file, at their own offsets.
+func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *window, st *epochCounters) {
+	seg := ld.viewSegment()
+	var loads []*load
+	for _, s := range spans {
+		l := &load{signal: newSignal(), rd: ld.rd, span: s, at: s.Offset, view: ld.view, hits: &st.cacheHits}
+		for _, pl := range s.Records {
+			loc[int32(pl.Record)] = where{seg: seg, off: s.Offset + pl.Offset, done: l}
+		}
+		loads = append(loads, l)
+	}
+	ld.addLoads(w, loads, st)
+}
+
+// segBytes returns the bytes of a segment as the node reader maps it.
+func (ld *leader) segBytes(seg uint32) []byte {
+	switch {
+	case seg == segArena:
+		return ld.buf
+	case ld.view != nil && seg == ld.viewSegment():
+		return ld.view.mem
+	}
+	return ld.cache.buf
+}
+
 // addLoads counts loads to the window (its storage turn waits for them)
 // and to the epoch's storage bytes, and sets up their checks: the blocks'
 // own bytes (stored as is; decoded blocks are checked once decoded), then
@@ -382,10 +416,7 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, re
 		for _, pos := range work.Send[n] {
 			rec := int(p.posRecord[pos])
 			l := loc[s.PosBlock[pos]]
-			seg := ld.buf
-			if l.seg == segCache {
-				seg = ld.cache.buf
-			}
+			seg := ld.segBytes(l.seg)
 			at := l.off + p.blockOff[rec]
 			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], need: l.done})
 			op.sendCounts[n] += int(s.PosBytes[pos])

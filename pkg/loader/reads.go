@@ -52,6 +52,13 @@ type load struct {
 	at     int64               // where dst starts in its shared-memory segment; -1 for staging
 	verify func(l *load) error // checks the blocks of a stored-as-is span; nil for none
 	bytes  *atomic.Int64       // the epoch's storage bytes, counted after the read
+	// view, when set, makes the load only bring the span into the page
+	// cache for learners that view the file: a span that is resident is
+	// not read, one that is not is read into scratch bytes that are
+	// dropped; the checks then read the view. hits counts the records of
+	// resident spans.
+	view *fileView
+	hits *atomic.Int64
 }
 
 // run performs the read and checks that every piece it holds arrived: a
@@ -63,6 +70,9 @@ func (l *load) run(ctx context.Context) {
 func (l *load) read(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if l.view != nil {
+		return l.makeResident()
 	}
 	n, err := l.rd.ReadSpan(l.dst, l.span.Offset)
 	if l.bytes != nil {
@@ -77,6 +87,32 @@ func (l *load) read(ctx context.Context) error {
 				l.rd.Path(), l.span.Offset+p.Offset, l.span.Offset+p.Offset+p.Length, l.span.Offset+int64(n))
 		}
 	}
+	if l.verify != nil {
+		return l.verify(l)
+	}
+	return nil
+}
+
+// makeResident reads the span unless the page cache holds it, then checks
+// its bytes through the view.
+func (l *load) makeResident() error {
+	end := l.span.Offset + l.span.Length
+	if end > int64(len(l.view.mem)) {
+		return fmt.Errorf("%s: bytes %d to %d are past the end of the file (%d): the file changed or is corrupt",
+			l.rd.Path(), l.span.Offset, end, len(l.view.mem))
+	}
+	if l.view.resident(l.span.Offset, l.span.Length) {
+		l.hits.Add(int64(len(l.span.Records)))
+	} else {
+		buf := getScratch(int(l.span.Length))
+		n, err := l.rd.ReadSpan(buf, l.span.Offset)
+		putScratch(buf)
+		l.bytes.Add(int64(n))
+		if err != nil {
+			return err
+		}
+	}
+	l.dst = l.view.mem[l.span.Offset:end:end]
 	if l.verify != nil {
 		return l.verify(l)
 	}

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/topology"
@@ -209,7 +211,10 @@ var shuffles = []sampler.Shuffle{sampler.None, sampler.Chunk, sampler.Global, sa
 // records between nodes.
 func TestMPIShuffles(t *testing.T) {
 	fx := makeFixture(t, "mixed", mixedDB)
-	base := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Seed: 11, ChunkBytes: 64 << 10, ChunkWindow: 3, Window: 256 << 10}
+	// Views off: these runs test the node cache in shared memory; TestMPIViews
+	// tests learners viewing the file.
+	base := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Seed: 11, ChunkBytes: 64 << 10, ChunkWindow: 3,
+		Window: 256 << 10, Views: loader.Off}
 	var want uint64
 	for _, sh := range shuffles {
 		t.Run(sh.String(), func(t *testing.T) {
@@ -301,7 +306,7 @@ func TestMPISmallCache(t *testing.T) {
 	fx := makeFixture(t, "mixed", mixedDB)
 	for _, sh := range []sampler.Shuffle{sampler.None, sampler.Chunk, sampler.Global} {
 		opt := loader.Options{Batch: 4, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 5, ChunkBytes: 64 << 10,
-			Cache: 256 << 10, Window: 128 << 10}
+			Cache: 256 << 10, Window: 128 << 10, Views: loader.Off}
 		r, ok := readRun(t, fx, opt, max(1, job.Size/2), 0)
 		if !ok {
 			return
@@ -349,5 +354,34 @@ func TestMPIResume(t *testing.T) {
 				t.Errorf("the epoch after the resumed one has order %s, the whole run's %s", rest.orders[1], whole.orders[1])
 			}
 		})
+	}
+}
+
+// evict drops the data file's pages from the page cache (posix_fadvise
+// DONTNEED), so the next read comes from storage. Collective.
+func evict(t *testing.T, fx *fixture) {
+	t.Helper()
+	err := lmdbtest.Evict(filepath.Join(fx.Dir, "data.mdb"))
+	if !agree(t, err == nil, "evicting the page cache") {
+		t.Fatal(err)
+	}
+}
+
+// TestMPIViews: learners that view the file get the right bytes with every
+// shuffle; a cold file is read from storage once, and the next epoch finds
+// it in the page cache and reads nothing.
+func TestMPIViews(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	for _, sh := range shuffles {
+		evict(t, fx)
+		opt := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 4, ChunkBytes: 64 << 10}
+		r, ok := readRun(t, fx, opt, max(1, job.Size/2), 0)
+		if !ok {
+			return
+		}
+		if r.stats[0].StorageBytes == 0 || r.stats[1].StorageBytes != 0 || r.stats[1].CacheHits == 0 {
+			t.Errorf("%v: storage bytes %d then %d, page cache hits %d then %d: want a cold read, then none",
+				sh, r.stats[0].StorageBytes, r.stats[1].StorageBytes, r.stats[0].CacheHits, r.stats[1].CacheHits)
+		}
 	}
 }

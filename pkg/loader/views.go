@@ -1,0 +1,155 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"unsafe"
+
+	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+	"golang.org/x/sys/unix"
+)
+
+// Learners can read values straight from the page cache through a read-only
+// mapping of the data file, as liblmdb's readers do, instead of from a copy
+// in shared memory. The node reader then only makes the bytes resident
+// before a batch goes out: it reads the spans that are not in the page
+// cache yet with large coalesced preads (whose bytes it drops), and skips
+// those that are. A warm page cache is then read as fast as by mmap, and a
+// cold one with LMDBIO's few large sequential reads. It is safe only while
+// the file's bytes cannot change under the learners: for LMDB, while the
+// node reader holds a read transaction; it needs no decoding and no
+// O_DIRECT (which bypasses the page cache).
+
+// fileView is the data file mapped read-only.
+type fileView struct {
+	file *os.File
+	mem  []byte
+}
+
+// openView maps the data file read-only.
+func openView(path string) (*fileView, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := mapView(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// mapView maps f read-only; it takes f over.
+func mapView(f *os.File) (*fileView, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("loader: %s is not a regular file", f.Name())
+	}
+	v := &fileView{file: f}
+	if st.Size() > 0 {
+		if v.mem, err = unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED); err != nil {
+			return nil, fmt.Errorf("loader: mmap %s: %w", f.Name(), err)
+		}
+	}
+	return v, nil
+}
+
+// Bytes returns the mapping.
+func (v *fileView) Bytes() []byte { return v.mem }
+
+// Close unmaps the file and closes it.
+func (v *fileView) Close() error {
+	var err error
+	if v.mem != nil {
+		err = unix.Munmap(v.mem)
+		v.mem = nil
+	}
+	if e := v.file.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// resident reports whether every page of [off, off+n) is in the page cache
+// (mincore).
+func (v *fileView) resident(off, n int64) bool {
+	if n <= 0 {
+		return true
+	}
+	page := int64(os.Getpagesize())
+	start, end := off/page*page, min((off+n+page-1)/page*page, int64(len(v.mem)))
+	if start >= end {
+		return false
+	}
+	vec := make([]byte, (end-start+page-1)/page) // the file's last page may be partial
+	mem := v.mem[start:end]
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return false
+	}
+	for _, b := range vec {
+		if b&1 == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// viewable reports whether this node's learners may view the data file:
+// the option is on, blocks are stored as is, no O_DIRECT, and the snapshot
+// is held (its bytes cannot change under a reader).
+func (ld *leader) viewable() bool {
+	return ld.opt.Views == On && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
+}
+
+// agreeViews makes the node readers agree on viewing the file: all or
+// none, since it changes what a window needs and so the windows every node
+// must cut alike. With views, reads take no arena room and nothing is kept
+// in a cache of shared memory: the page cache keeps it. Collective over the
+// node readers.
+func (ld *leader) agreeViews(t *topology.Topology) error {
+	mine := int64(0)
+	if ld.view != nil {
+		mine = 1
+	}
+	all := make([]int64, 1)
+	if err := t.Leaders.AllreduceInt64([]int64{mine}, all, mpi.Min); err != nil {
+		return err
+	}
+	if all[0] == 0 {
+		if ld.view != nil {
+			ld.view.Close()
+			ld.view = nil
+		}
+		return nil
+	}
+	clear(ld.plan.sched.BlockCost)
+	return nil
+}
+
+func (ld *leader) closeView() error {
+	if ld.view == nil {
+		return nil
+	}
+	err := ld.view.Close()
+	ld.view = nil
+	return err
+}
+
+// scratch holds the bytes of reads that only make a span resident.
+var scratch sync.Pool
+
+func getScratch(n int) []byte {
+	if b, ok := scratch.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+func putScratch(b []byte) { scratch.Put(&b) }

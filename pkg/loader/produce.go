@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -368,7 +369,9 @@ func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
 			if verifies && l.at >= 0 {
 				for _, pl := range l.span.Records {
 					if err := v.Verify(pl.Record, l.pieceBytes(pl)); err != nil {
-						return err
+						// Bytes that do not match the index: most likely a
+						// writer moved the database on; say so if it did.
+						return cmp.Or(ld.guard.check(), err)
 					}
 				}
 			}

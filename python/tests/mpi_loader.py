@@ -8,7 +8,8 @@ keys and values. Checks: lmdbio.Loader delivers every record exactly once
 per epoch, with its own key and value, as zero-copy read-only views that
 are released at the next batch, the same number of batches on every rank;
 lmdbio.torch.Dataset under a DataLoader gives every rank len(ds) batches
-and no record twice. Exits non-zero on any rank's failure.
+and every record at least once (padding repeats a few). Exits non-zero on
+any rank's failure.
 """
 
 import hashlib
@@ -78,7 +79,7 @@ def check_torch(path, expected, size):
     items = 0
     for keys, values in torch.utils.data.DataLoader(ds, batch_size=None):
         items += 1
-        check(len(keys) == 5, f"a drop-last batch of {len(keys)} records")
+        check(len(keys) == 5, f"a padded batch of {len(keys)} records")
         for k, v in zip(keys, values):
             i = index[k]
             seen[i] += 1
@@ -86,7 +87,10 @@ def check_torch(path, expected, size):
                   f"torch: record {i}: wrong value")
     check(items == len(ds), f"torch: {items} batches, len(ds) {len(ds)}")
     counts = lmdbio.allreduce_sum(seen)
-    check(max(counts) <= 1, "torch: a record delivered twice")
+    # The default remainder pads the last round with records from the start
+    # (as DistributedSampler does): every record once, a few twice.
+    check(min(counts) >= 1, "torch: a record never delivered")
+    check(max(counts) <= 2, "torch: a record delivered more than twice")
     check(sum(counts) == len(ds) * size * 5, f"torch: {sum(counts)} records, want {len(ds) * size * 5}")
     ds.close()
 

@@ -26,12 +26,12 @@
 //
 // Where a learner's values live:
 //
-//   - With views (Options.Views, the default where safe: stored-as-is
-//     blocks, no O_DIRECT, a snapshot that cannot change), learners read
-//     values through a read-only mapping of the data file; the node reader
-//     only brings the spans into the page cache before the batch goes out,
-//     with large reads, and skips what the page cache already holds. The
-//     page cache is then the node's cache.
+//   - With views (Options.Views; by default for a single epoch or without a
+//     cache, where safe: stored-as-is blocks, no O_DIRECT, a snapshot that
+//     cannot change), learners read values through a read-only mapping of
+//     the data file; the node reader only brings the spans into the page
+//     cache before the batch goes out, with large reads, and skips what the
+//     page cache already holds. The page cache is then the node's cache.
 //   - Otherwise values are read into shared memory: blocks the node keeps
 //     go to the node cache (Options.Cache; never evicted, so epochs after
 //     the first read nothing the cache holds), the others to the arena, a

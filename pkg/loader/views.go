@@ -102,10 +102,12 @@ func (v *fileView) resident(off, n int64) bool {
 }
 
 // viewable reports whether this node's learners may view the data file:
-// the option is on, blocks are stored as is, no O_DIRECT, and the snapshot
-// is held (its bytes cannot change under a reader).
+// the option asks for it (auto: one epoch, or no cache), blocks are stored
+// as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
+// under a reader).
 func (ld *leader) viewable() bool {
-	return ld.opt.Views == On && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
+	want := ld.opt.Views == ViewsOn || ld.opt.Views == ViewsAuto && (ld.opt.Epochs == 1 || ld.opt.Cache == CacheOff)
+	return want && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
 }
 
 // agreeViews makes the node readers agree on viewing the file: all or

@@ -63,12 +63,17 @@ func TestE2EKillMidEpoch(t *testing.T) {
 	cases := []struct {
 		name     string
 		runFlags []string
-		victim   int // world rank
+		victim   int      // world rank
+		extra    []string // digest's flags
 	}{
-		{"leader of the only node (rank 0)", nil, 0},
-		{"learner (rank 2)", nil, 2},
-		{"leader of the second node (rank 2 of -N 2)", []string{"-N", "2"}, 2},
-		{"learner on the first node (rank 1 of -N 2)", []string{"-N", "2"}, 1},
+		{"leader of the only node (rank 0)", nil, 0, nil},
+		{"learner (rank 2)", nil, 2, nil},
+		{"leader of the second node (rank 2 of -N 2)", []string{"-N", "2"}, 2, nil},
+		{"learner on the first node (rank 1 of -N 2)", []string{"-N", "2"}, 1, nil},
+		// Every window exchanges records between the nodes: the other node
+		// reader is waiting for the dead one's messages.
+		{"leader of the second node during exchanges (rank 2 of -N 2, global shuffle)", []string{"-N", "2"}, 2,
+			[]string{"--shuffle", "global", "--locality", "off", "--cache", "0"}},
 	}
 	before := shmSegments()
 	for _, c := range cases {
@@ -78,7 +83,8 @@ func TestE2EKillMidEpoch(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
 			copyDir(t, dir, data)
 			args := append(append([]string{"run", "-n", "4"}, c.runFlags...), "--", lmdbioBin, "digest",
-				"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000", data)
+				"--batch", "1", "--window", "1MiB", "--prefetch", "1", "--epochs", "1000000")
+			args = append(append(args, c.extra...), data)
 			c2, read, stdoutPath := commandOut(t.Context(), t, baseEnv(), lmdbioBin, args...)
 			if err := c2.Start(); err != nil {
 				t.Fatal(err)

@@ -34,6 +34,7 @@ type loaderFlags struct {
 	cache       string
 	dataset     string
 	labels      string
+	views       string
 }
 
 // register adds the flags to fs, with the loader's defaults. remainder is
@@ -63,6 +64,7 @@ func (f *loaderFlags) register(fs *pflag.FlagSet, remainder string) {
 	fs.StringVar(&f.locality, "locality", "on", "locality-aware assignment for chunk and global: learners first take the records their node holds (on, off)")
 	fs.StringVar(&f.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")
 	fs.StringVar(&f.labels, "labels", "", "HDF5: the labels dataset delivered with the rows (default label, if the file has one; none for no labels)")
+	fs.StringVar(&f.views, "views", "auto", "learners read values through a read-only mapping of the data file where that is safe: on, off, or auto (for a single epoch or without --cache)")
 	fs.StringVar(&f.cache, "cache", "auto", "shared memory per node for a cache of the samples it loaded, never evicted: a size, auto (what fits) or 0 (off)")
 }
 
@@ -82,6 +84,9 @@ func (f *loaderFlags) options(remainder *assign.Remainder) (loader.Options, erro
 	}
 	if opt.Locality, err = loader.ParseSwitch(cmp.Or(f.locality, "on")); err != nil {
 		return loader.Options{}, usagef("--locality %v", err)
+	}
+	if opt.Views, err = loader.ParseViews(cmp.Or(f.views, "auto")); err != nil {
+		return loader.Options{}, usagef("--views %v", err)
 	}
 	if opt.Cache, err = parseCache(f.cache); err != nil {
 		return loader.Options{}, usageError(err)

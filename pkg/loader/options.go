@@ -36,9 +36,11 @@ type Options struct {
 	// Views lets learners read values through a read-only mapping of the
 	// data file (the page cache), without a copy into shared memory, where
 	// that is safe: blocks stored as is, no Direct, a snapshot that cannot
-	// change. The page cache then takes the place of the node cache. On by
-	// default.
-	Views Switch
+	// change. The page cache then takes the place of the node cache. By
+	// default (ViewsAuto) they do for a single epoch, or without a cache;
+	// for several epochs the node cache keeps the data where no page-cache
+	// reclaim can take it.
+	Views Views
 
 	Direct   bool  // read with O_DIRECT (bypasses the page cache)
 	Stagger  int   // node readers on storage at once with STAG; default DefaultStagger
@@ -58,6 +60,35 @@ type Options struct {
 
 // NoLabels as Options.Labels delivers no labels.
 const NoLabels = "none"
+
+// Views says whether learners view the data file (Options.Views).
+type Views int8
+
+// Views values.
+const (
+	ViewsAuto Views = iota
+	ViewsOn
+	ViewsOff
+)
+
+var viewsNames = [...]string{"auto", "on", "off"}
+
+func (v Views) String() string {
+	if v < 0 || int(v) >= len(viewsNames) {
+		return fmt.Sprintf("Views(%d)", int(v))
+	}
+	return viewsNames[v]
+}
+
+// ParseViews reads "auto", "on" or "off".
+func ParseViews(s string) (Views, error) {
+	for i, name := range viewsNames {
+		if s == name {
+			return Views(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want auto, on or off", s)
+}
 
 // Switch is an option that is on unless turned off; the zero value is on.
 type Switch int8

@@ -214,7 +214,7 @@ func TestMPIShuffles(t *testing.T) {
 	// Views off: these runs test the node cache in shared memory; TestMPIViews
 	// tests learners viewing the file.
 	base := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Seed: 11, ChunkBytes: 64 << 10, ChunkWindow: 3,
-		Window: 256 << 10, Views: loader.Off}
+		Window: 256 << 10, Views: loader.ViewsOff}
 	var want uint64
 	for _, sh := range shuffles {
 		t.Run(sh.String(), func(t *testing.T) {
@@ -306,7 +306,7 @@ func TestMPISmallCache(t *testing.T) {
 	fx := makeFixture(t, "mixed", mixedDB)
 	for _, sh := range []sampler.Shuffle{sampler.None, sampler.Chunk, sampler.Global} {
 		opt := loader.Options{Batch: 4, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 5, ChunkBytes: 64 << 10,
-			Cache: 256 << 10, Window: 128 << 10, Views: loader.Off}
+			Cache: 256 << 10, Window: 128 << 10, Views: loader.ViewsOff}
 		r, ok := readRun(t, fx, opt, max(1, job.Size/2), 0)
 		if !ok {
 			return
@@ -368,19 +368,21 @@ func evict(t *testing.T, fx *fixture) {
 }
 
 // TestMPIViews: learners that view the file get the right bytes with every
-// shuffle; a cold file is read from storage once, and the next epoch finds
-// it in the page cache and reads nothing.
+// shuffle, and a cold file is read from storage by the node readers, not
+// left to the learners' page faults. (What the page cache still holds an
+// epoch later depends on the machine's reclaim, so it is not checked.)
 func TestMPIViews(t *testing.T) {
 	fx := makeFixture(t, "mixed", mixedDB)
 	for _, sh := range shuffles {
 		evict(t, fx)
-		opt := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 4, ChunkBytes: 64 << 10}
+		opt := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 2, Shuffle: sh, Seed: 4, ChunkBytes: 64 << 10,
+			Views: loader.ViewsOn}
 		r, ok := readRun(t, fx, opt, max(1, job.Size/2), 0)
 		if !ok {
 			return
 		}
-		if r.stats[0].StorageBytes == 0 || r.stats[1].StorageBytes != 0 || r.stats[1].CacheHits == 0 {
-			t.Errorf("%v: storage bytes %d then %d, page cache hits %d then %d: want a cold read, then none",
+		if r.stats[0].StorageBytes < 3<<20 || r.stats[0].CacheHits+r.stats[1].CacheHits == 0 && r.stats[1].StorageBytes == 0 {
+			t.Errorf("%v: storage bytes %d then %d, page cache hits %d then %d: want the cold file read by the node readers",
 				sh, r.stats[0].StorageBytes, r.stats[1].StorageBytes, r.stats[0].CacheHits, r.stats[1].CacheHits)
 		}
 	}

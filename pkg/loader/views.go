@@ -102,17 +102,21 @@ func (v *fileView) resident(off, n int64) bool {
 }
 
 // viewable reports whether this node's learners may view the data file:
-// the option is on, blocks are stored as is, no O_DIRECT, and the snapshot
-// is held (its bytes cannot change under a reader).
+// the option asks for it (auto: one epoch, or no cache), blocks are stored
+// as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
+// under a reader).
 func (ld *leader) viewable() bool {
-	return ld.opt.Views == On && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
+	want := ld.opt.Views == ViewsOn || ld.opt.Views == ViewsAuto && (ld.opt.Epochs == 1 || ld.opt.Cache == CacheOff)
+	return want && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
 }
 
 // agreeViews makes the node readers agree on viewing the file: all or
-// none, since it changes what a window needs and so the windows every node
-// must cut alike. With views, reads take no arena room and nothing is kept
-// in a cache of shared memory: the page cache keeps it. Collective over the
-// node readers.
+// none, since it changes what every node keeps in its cache, and so the
+// windows every node must cut alike. With views, reads take no arena room
+// and nothing is kept in a cache of shared memory: the page cache keeps it.
+// The windows are still cut by the bytes read, so that the reader reads no
+// further ahead of the learners than a few windows, and the page cache need
+// not hold more than that. Collective over the node readers.
 func (ld *leader) agreeViews(t *topology.Topology) error {
 	mine := int64(0)
 	if ld.view != nil {
@@ -122,14 +126,10 @@ func (ld *leader) agreeViews(t *topology.Topology) error {
 	if err := t.Leaders.AllreduceInt64([]int64{mine}, all, mpi.Min); err != nil {
 		return err
 	}
-	if all[0] == 0 {
-		if ld.view != nil {
-			ld.view.Close()
-			ld.view = nil
-		}
-		return nil
+	if all[0] == 0 && ld.view != nil {
+		ld.view.Close()
+		ld.view = nil
 	}
-	clear(ld.plan.sched.BlockCost)
 	return nil
 }
 

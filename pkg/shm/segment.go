@@ -3,6 +3,7 @@
 package shm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,8 +14,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// DirEnv names the variable that puts the segments on another shared-memory
+// file system than /dev/shm (a larger tmpfs, where a container's /dev/shm
+// is small).
+const DirEnv = "LMDBIO_SHM_DIR"
+
 // dir holds the segments; tests point it at a small tmpfs of their own.
-var dir = "/dev/shm"
+var dir = cmp.Or(os.Getenv(DirEnv), "/dev/shm")
 
 // Segment is one mapped shared-memory segment.
 type Segment struct {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// mpmd runs lmdbio under mpirun as several programs (MPI's MPMD form): each
+// part is n ranks with its own environment and arguments.
+type mpmdPart struct {
+	n    int
+	env  []string
+	args []string
+}
+
+func mpmd(t *testing.T, parts ...mpmdPart) result {
+	t.Helper()
+	requireMPI(t)
+	argv := []string{"--oversubscribe"}
+	for i, p := range parts {
+		if i > 0 {
+			argv = append(argv, ":")
+		}
+		argv = append(argv, "-np", strconv.Itoa(p.n))
+		for _, kv := range p.env {
+			argv = append(argv, "-x", kv)
+		}
+		argv = append(append(argv, lmdbioBin), p.args...)
+	}
+	return execute(t, time60s, baseEnv(), mpirunPath, argv...)
+}
+
+// TestE2EOpenFailsOnOneNode: when one node cannot set up (here its shared
+// memory has no room for the arena) after the other nodes' readers exist,
+// every rank ends within seconds, non-zero, one error line, nothing left.
+func TestE2EOpenFailsOnOneNode(t *testing.T) {
+	dir, _ := genDB(t, "--records", "200", "--size", "64KiB")
+	tiny := t.TempDir()
+	if err := unix.Mount("tmpfs", tiny, "tmpfs", 0, "size=256k"); err != nil {
+		t.Skipf("cannot mount a small tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(tiny, unix.MNT_DETACH) })
+	args := []string{"digest", "--cache", "0", "--views", "off", dir}
+	r := mpmd(t, mpmdPart{2, []string{"LMDBIO_RANKS_PER_NODE=2"}, args},
+		mpmdPart{2, []string{"LMDBIO_RANKS_PER_NODE=2", "LMDBIO_SHM_DIR=" + tiny}, args})
+	checkMPIError(t, r, "lmdbio: ")
+	if !strings.Contains(r.stderr, "shared memory") {
+		t.Errorf("the error does not say what ran out:\n%s", r)
+	}
+	if entries, _ := os.ReadDir(tiny); len(entries) != 0 {
+		t.Errorf("left in the small tmpfs: %v", entries)
+	}
+}
+
+// TestE2ERanksDisagree: ranks started with different options stop at Open
+// with one line naming the option and the ranks, instead of hanging.
+func TestE2ERanksDisagree(t *testing.T) {
+	dir, _ := genDB(t, "--records", "50", "--size", "1KiB")
+	for _, c := range []struct {
+		odd  []string
+		name string
+	}{{[]string{"--epochs", "2"}, "--epochs"}, {[]string{"--mode", "lmm"}, "--mode"},
+		{[]string{"--shuffle", "global"}, "--shuffle"}, {[]string{"--batch", "3"}, "--batch"}} {
+		start := time.Now()
+		r := mpmd(t, mpmdPart{3, nil, []string{"digest", dir}}, mpmdPart{1, nil, append(append([]string{"digest"}, c.odd...), dir)})
+		checkMPIError(t, r, "lmdbio: ")
+		if !strings.Contains(r.stderr, "disagree on "+c.name) || !strings.Contains(r.stderr, "rank(s) 3") {
+			t.Errorf("%v on rank 3 only: the error does not name the option and the rank:\n%s", c.odd, r)
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Errorf("%v: took %v", c.odd, time.Since(start))
+		}
+	}
+}
+
+// TestE2ENumbersAtTheEdges: numbers far out of range are bad input, said in
+// one line at once, on one rank and on four: no overflow, no hang, no
+// allocation out of proportion.
+func TestE2ENumbersAtTheEdges(t *testing.T) {
+	dir, _ := genDB(t, "--records", "50", "--size", "1KiB")
+	for _, args := range [][]string{
+		{"--batch", "4611686018427387904"}, {"--batch", "9223372036854775807"}, {"--batch", "99999999999"},
+		{"--epochs", "99999999999"}, {"--prefetch", "1000000"}, {"--io-depth", "1000000"},
+		{"--window", "16EiB"}, {"--chunk-window", "0"}, {"--shuffle", "chunk", "--chunk", "0"},
+		{"--cache", "1EiB"}, {"--shuffle", "sideways"}, {"--locality", "maybe"},
+	} {
+		all := append(append([]string{"digest"}, args...), filepath.Join(dir))
+		for _, ranks := range []int{1, 4} {
+			var r result
+			if ranks == 1 {
+				r = lmdbio(t, nil, all...)
+			} else {
+				r = mpirun(t, ranks, nil, all...)
+			}
+			if r.code != 2 || r.elapsed > 20*time.Second {
+				t.Errorf("%v on %d ranks: exit %d after %v, want 2 at once:\n%s", args, ranks, r.code, r.elapsed, r)
+			}
+			checkNoPanic(t, r)
+		}
+	}
+}

@@ -200,11 +200,11 @@ func digestEpoch(ld *loader.Loader, left *int, limited bool) (epochSum, []roundR
 // slowest learner's.
 func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
 	world := job.topo.World
-	const width = 9 * 8
+	const width = 10 * 8
 	mine := make([]byte, 0, width)
 	for _, v := range []uint64{uint64(s.records), uint64(s.bytes), s.digest, uint64(s.seconds * 1e9),
 		uint64(s.stats.StorageBytes), uint64(s.stats.ExchangeBytes), uint64(s.stats.CacheHits),
-		uint64(s.stats.DecodedBytes), uint64(s.stats.DecodeSeconds * 1e9)} {
+		uint64(s.stats.DecodedBytes), uint64(s.stats.DecodeSeconds * 1e9), uint64(s.stats.StorageReads)} {
 		mine = binary.LittleEndian.AppendUint64(mine, v)
 	}
 	all := make([]byte, width*world.Size())
@@ -223,6 +223,7 @@ func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
 		t.stats.CacheHits += int64(row(6))
 		t.stats.DecodedBytes += int64(row(7))
 		t.stats.DecodeSeconds += float64(row(8)) / 1e9
+		t.stats.StorageReads += int64(row(9))
 	}
 	return t, nil
 }
@@ -278,7 +279,8 @@ func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool
 	if opt.json {
 		b, _ := json.Marshal(map[string]any{"type": "digest", "epoch": epoch, "records": s.records, "bytes": s.bytes,
 			"digest": fmt.Sprintf("%016x", s.digest), "order": order, "seconds": s.seconds, "mb_per_s": mbps,
-			"storage_bytes": s.stats.StorageBytes, "exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
+			"storage_bytes": s.stats.StorageBytes, "storage_reads": s.stats.StorageReads,
+			"exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
 			"decoded_bytes": s.stats.DecodedBytes, "decode_seconds": s.stats.DecodeSeconds,
 			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String()})
 		fmt.Fprintln(w, string(b))

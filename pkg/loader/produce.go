@@ -364,7 +364,7 @@ func (ld *leader) segBytes(seg uint32) []byte {
 func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
 	v, verifies := ld.plan.src.(source.Verifier)
 	for _, l := range loads {
-		l.bytes = &st.storageBytes
+		l.bytes, l.reads = &st.storageBytes, &st.storageReads
 		l.verify = func(l *load) error {
 			if verifies && l.at >= 0 {
 				for _, pl := range l.span.Records {
@@ -439,6 +439,7 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, re
 // epochCounters are one epoch's figures on this node reader.
 type epochCounters struct {
 	storageBytes  atomic.Int64
+	storageReads  atomic.Int64
 	exchangeBytes atomic.Int64
 	cacheHits     atomic.Int64
 	decodedBytes  atomic.Int64

@@ -52,6 +52,7 @@ type load struct {
 	at     int64               // where dst starts in its shared-memory segment; -1 for staging
 	verify func(l *load) error // checks the blocks of a stored-as-is span; nil for none
 	bytes  *atomic.Int64       // the epoch's storage bytes, counted after the read
+	reads  *atomic.Int64       // the epoch's storage reads
 	// view, when set, makes the load only bring the span into the page
 	// cache for learners that view the file: a span that is resident is
 	// not read, one that is not is read into scratch bytes that are
@@ -75,9 +76,7 @@ func (l *load) read(ctx context.Context) error {
 		return l.makeResident()
 	}
 	n, err := l.rd.ReadSpan(l.dst, l.span.Offset)
-	if l.bytes != nil {
-		l.bytes.Add(int64(n))
-	}
+	l.count(n)
 	if err != nil {
 		return err
 	}
@@ -107,7 +106,7 @@ func (l *load) makeResident() error {
 		buf := getScratch(int(l.span.Length))
 		n, err := l.rd.ReadSpan(buf, l.span.Offset)
 		putScratch(buf)
-		l.bytes.Add(int64(n))
+		l.count(n)
 		if err != nil {
 			return err
 		}
@@ -117,6 +116,14 @@ func (l *load) makeResident() error {
 		return l.verify(l)
 	}
 	return nil
+}
+
+// count adds a read of n bytes to the epoch's figures.
+func (l *load) count(n int) {
+	if l.bytes != nil {
+		l.bytes.Add(int64(n))
+		l.reads.Add(1)
+	}
 }
 
 // pieceBytes returns the bytes of placement p of the span, as read.

@@ -5,6 +5,7 @@ import "sync"
 // EpochStats are one epoch's figures on a node reader; zero on other ranks.
 type EpochStats struct {
 	StorageBytes  int64 // bytes read from the dataset file
+	StorageReads  int64 // reads that brought them (one per span: StorageBytes/StorageReads is the mean read size)
 	ExchangeBytes int64 // bytes of values sent to other nodes
 	CacheHits     int64 // records produced from the cache, read from storage in an earlier window
 	// DecodedBytes and DecodeSeconds are the blocks decoded (HDF5 chunks)
@@ -36,6 +37,6 @@ func (s *runStats) epoch(e int) *epochCounters {
 // get returns epoch e's figures so far.
 func (s *runStats) get(e int) EpochStats {
 	c := s.epoch(e)
-	return EpochStats{StorageBytes: c.storageBytes.Load(), ExchangeBytes: c.exchangeBytes.Load(), CacheHits: c.cacheHits.Load(),
+	return EpochStats{StorageBytes: c.storageBytes.Load(), StorageReads: c.storageReads.Load(), ExchangeBytes: c.exchangeBytes.Load(), CacheHits: c.cacheHits.Load(),
 		DecodedBytes: c.decodedBytes.Load(), DecodeSeconds: float64(c.decodeNanos.Load()) / 1e9}
 }

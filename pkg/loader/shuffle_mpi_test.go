@@ -49,11 +49,7 @@ type outcome struct {
 // in an epoch and, for whole epochs, that none was missed. Collective.
 func readRun(t *testing.T, fx *fixture, opt loader.Options, perNode, stop int) (*outcome, bool) {
 	t.Helper()
-	topo, err := topology.Virtual(job.World, perNode)
-	if !agree(t, err == nil, "topology") {
-		t.Fatalf("topology of %d per node: %v", perNode, err)
-	}
-	defer topo.Free()
+	topo := virtual(t, perNode)
 	defer watchdog(t.Name(), readTimeout+readTimeout)()
 	opt.Topology, opt.Index = topo, index.LoadOptions{NoCache: true}
 	ld, err := loader.Open(fx.Dir, opt)
@@ -116,6 +112,24 @@ func readRun(t *testing.T, fx *fixture, opt loader.Options, perNode, stop int) (
 	ok := agree(t, len(d.problems) == 0, "reading")
 	checkNoSegments(t)
 	return r, ok
+}
+
+// virtuals are the node splits the tests made, by ranks per node: made once
+// and kept for the whole test binary, as a job keeps its one topology.
+var virtuals = map[int]*topology.Topology{}
+
+// virtual returns the topology of perNode ranks per node. Collective.
+func virtual(t *testing.T, perNode int) *topology.Topology {
+	t.Helper()
+	if topo, ok := virtuals[perNode]; ok {
+		return topo
+	}
+	topo, err := topology.Virtual(job.World, perNode)
+	if !agree(t, err == nil, "topology") {
+		t.Fatalf("topology of %d per node: %v", perNode, err)
+	}
+	virtuals[perNode] = topo
+	return topo
 }
 
 // recordSum is a record's term of the digest.

@@ -62,6 +62,7 @@ type leader struct {
 	started atomic.Bool        // run was started
 	err     error              // why run ended; set before done is closed
 	closing atomic.Bool        // Close stopped the producer: not a failure
+	allSent atomic.Bool        // every batch and the last EndOfEpoch went out
 }
 
 // fetcher fills windows into the arena in the cursor modes.
@@ -414,6 +415,7 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window, turns, settl
 					return err
 				}
 			}
+			ld.allSent.Store(w.epoch == ld.opt.Epochs-1)
 			continue
 		}
 		if err := sendCtx(ctx, turns, w); err != nil {
@@ -586,11 +588,21 @@ func (ld *leader) close(ctx context.Context) error {
 }
 
 // stopEarly ends the producer once the learners have gone. Without an
-// exchange it stops at once. With one, the other node readers may be
-// waiting in this window's exchange: this node says in its next exchange
-// that it stops, and every node reader stops after that exchange.
+// exchange it stops at once. With one, the other node readers may need this
+// node's part of exchanges still to come: if the learners got everything,
+// the node reader finishes its exchanges; if they stopped before the end,
+// it says in its next exchange that it stops, and every node reader stops
+// after that exchange.
 func (ld *leader) stopEarly(ctx context.Context) {
 	if ld.xchg == nil {
+		ld.cancel()
+		return
+	}
+	if ld.allSent.Load() {
+		select {
+		case <-ld.done:
+		case <-ctx.Done():
+		}
 		ld.cancel()
 		return
 	}

@@ -52,6 +52,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer job.Free()
+	defer func() {
+		for _, topo := range virtuals {
+			topo.Free()
+		}
+	}()
 	if job.Rank == 0 {
 		if scratch, err = os.MkdirTemp("", "lmdbio-loader-test-"); err != nil {
 			fmt.Fprintln(os.Stderr, err)

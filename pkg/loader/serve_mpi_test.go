@@ -13,7 +13,6 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
 // TestMPIServe: every rank serves learners that are not MPI ranks (here,
@@ -23,11 +22,7 @@ import (
 // shuffle that exchanges records between the nodes.
 func TestMPIServe(t *testing.T) {
 	fx := makeFixture(t, "mixed", mixedDB)
-	topo, err := topology.Virtual(job.World, 1) // every rank a node of its own
-	if !agree(t, err == nil, "topology") {
-		t.Fatal(err)
-	}
-	defer topo.Free()
+	topo := virtual(t, 1) // every rank a node of its own
 	for _, sh := range []sampler.Shuffle{sampler.None, sampler.Global} {
 		t.Run(sh.String(), func(t *testing.T) {
 			defer watchdog(t.Name(), readTimeout)()

@@ -16,6 +16,10 @@ type EpochSample struct {
 	CacheHits     int64   `json:"cache_hits"`
 	DecodedBytes  int64   `json:"decoded_bytes"`
 	DecodeSeconds float64 `json:"decode_seconds"`
+	// ReadBytes is what the kernel counted as fetched from storage for
+	// this process during the epoch (/proc/self/io read_bytes), for
+	// loaders that do not count their own reads.
+	ReadBytes int64 `json:"read_bytes"`
 }
 
 // EpochFigures are the measured fields of an "epoch" line: one epoch of
@@ -29,7 +33,8 @@ type EpochFigures struct {
 	EndS    float64 `json:"end_s"`   // process start to the epoch's last batch, slowest learner
 	MBPerS  float64 `json:"mb_per_s"`
 
-	StorageBytes      int64   `json:"storage_bytes"`      // read from the dataset file, all node readers
+	StorageBytes      int64   `json:"storage_bytes"`      // read from the dataset file, all node readers (or as StorageCountedBy says)
+	StorageCountedBy  string  `json:"storage_counted_by"` // "loader" (its node readers' reads) or "kernel" (block input of the processes)
 	ExchangeBytes     int64   `json:"exchange_bytes"`     // values sent between nodes
 	CacheHits         int64   `json:"cache_hits"`         // records served from a node cache filled in an earlier window
 	CacheHitRate      float64 `json:"cache_hit_rate"`     // cache_hits / records
@@ -46,13 +51,17 @@ type EpochFigures struct {
 
 // SummarizeEpochs turns the samples of one measurement into one
 // EpochFigures per epoch, in the order of the first sample's epochs.
+// loaderCounts says the loader counted its reads from storage (the modes
+// with node readers that read by the index); otherwise the storage bytes
+// are what the kernel counted for the learners' processes, which also
+// covers page faults of an mmap.
 //
 // An epoch's seconds are its share of the window: from the moment the last
 // learner finished the epoch before (for the first epoch: the moment the
 // last learner's Open returned) to the moment the last learner finished this
 // one, every time counted from its process start. The epochs' seconds and
 // the start-up then add up to the result's window.
-func SummarizeEpochs(samples []RankSample, fileBytes int64) []EpochFigures {
+func SummarizeEpochs(samples []RankSample, fileBytes int64, loaderCounts bool) []EpochFigures {
 	if len(samples) == 0 {
 		return nil
 	}
@@ -62,7 +71,10 @@ func SummarizeEpochs(samples []RankSample, fileBytes int64) []EpochFigures {
 	}
 	out := make([]EpochFigures, 0, len(samples[0].Epochs))
 	for i, e := range samples[0].Epochs {
-		f := EpochFigures{Epoch: e.Epoch, FileBytes: fileBytes}
+		f := EpochFigures{Epoch: e.Epoch, FileBytes: fileBytes, StorageCountedBy: "loader"}
+		if !loaderCounts {
+			f.StorageCountedBy = "kernel"
+		}
 		var stallSum float64
 		n := 0
 		for _, s := range samples {
@@ -76,7 +88,11 @@ func SummarizeEpochs(samples []RankSample, fileBytes int64) []EpochFigures {
 			f.EndS = max(f.EndS, s.ProcessStartup+se.End)
 			f.StallS = max(f.StallS, se.Stall)
 			stallSum += se.Stall
-			f.StorageBytes += se.StorageBytes
+			if loaderCounts {
+				f.StorageBytes += se.StorageBytes
+			} else {
+				f.StorageBytes += se.ReadBytes
+			}
 			f.ExchangeBytes += se.ExchangeBytes
 			f.CacheHits += se.CacheHits
 			f.DecodedBytes += se.DecodedBytes
@@ -106,7 +122,7 @@ func PeerEpochFigures(p PeerLine, fileBytes int64) []EpochFigures {
 	out := make([]EpochFigures, 0, len(p.Epochs))
 	for _, e := range p.Epochs {
 		f := EpochFigures{Epoch: e.Epoch, Records: e.Records, Bytes: e.Bytes, Seconds: e.Seconds, EndS: e.End,
-			StorageBytes: e.StorageBytes, FileBytes: fileBytes, StallS: e.Stall, StallMean: e.Stall}
+			StorageBytes: e.StorageBytes, StorageCountedBy: "kernel", FileBytes: fileBytes, StallS: e.Stall, StallMean: e.Stall}
 		f.fillRates()
 		out = append(out, f)
 	}

@@ -20,7 +20,7 @@ func TestSummarizeEpochs(t *testing.T) {
 			{Epoch: 1, Records: 10, Bytes: 1_000_000, End: 2.6, Stall: 0.3, ExchangeBytes: 100, CacheHits: 8},
 		}},
 	}
-	got := SummarizeEpochs(samples, 2_000_000)
+	got := SummarizeEpochs(samples, 2_000_000, true)
 	if len(got) != 2 {
 		t.Fatalf("%d epochs, want 2", len(got))
 	}
@@ -57,7 +57,16 @@ func TestSummarizeEpochs(t *testing.T) {
 	if r := Summarize(samples, false); r.StorageBytes != 2_000_000 || r.ExchangeBytes != 700 || r.CacheHits != 18 {
 		t.Errorf("result totals: storage %d, exchange %d, cache hits %d", r.StorageBytes, r.ExchangeBytes, r.CacheHits)
 	}
-	if SummarizeEpochs(nil, 1) != nil {
+	if e0.StorageCountedBy != "loader" {
+		t.Errorf("storage counted by %q", e0.StorageCountedBy)
+	}
+	// A loader without node readers: the kernel's count of every rank.
+	samples[0].Epochs[0].ReadBytes, samples[1].Epochs[0].ReadBytes = 3_000_000, 1_000_000
+	if k := SummarizeEpochs(samples, 2_000_000, false)[0]; k.StorageBytes != 4_000_000 || k.ReadAmplification != 2 ||
+		k.StorageCountedBy != "kernel" {
+		t.Errorf("kernel-counted epoch: %+v", k)
+	}
+	if SummarizeEpochs(nil, 1, true) != nil {
 		t.Error("SummarizeEpochs(nil) is not nil")
 	}
 }

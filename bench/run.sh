@@ -247,18 +247,24 @@ part_hdf5() {
 	done
 }
 
-# part_model: fit the model to the emulated hosts (the layout of the
-# emulator and of this machine set, the speeds fitted), predict 8 hosts
-# held out; then the Lustre-like prediction to 256 nodes of 36 cores.
+# part_model: fit the model to the runs on emulated hosts (hosts and
+# stagger parts) with the emulator's layout and costs set as configured
+# (4 servers, 1 ms per request at a server, 0.5 ms round trip, 1 GB/s per
+# host, 1 MiB requests and readahead, this machine's cores shared by all
+# hosts) and the CPU speeds, the contention and the start-up fitted; the
+# runs on 8 hosts are held out and predicted. Then the Lustre-like
+# prediction to 256 nodes of 36 cores, and the fitted one to 16 hosts.
 part_model() {
-	local fits=()
-	for h in "${hosts_list[@]}"; do
-		[ -e "$out/hosts-$h.jsonl" ] && fits+=("$out/hosts-$h.jsonl")
+	local fits=() f
+	for f in "$out"/hosts-*.jsonl "$out"/stagger-*.jsonl; do
+		[ -e "$f" ] && fits+=("$f")
 	done
 	[ ${#fits[@]} -gt 0 ] || { echo "bench/run.sh: model: no hosts-*.jsonl in $out: run the hosts part first" >&2; return 1; }
-	local emu=(--set servers=4 --set server_bandwidth=100000 --set readahead=1MiB --set max_request=1MiB
-		--set node_read=1000 --set cores="$(nproc)" --set shared_cores="$(nproc)")
-	"$lmdbio" model fit --json "${emu[@]}" --hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
+	local emu=(--set servers=4 --set server_overhead_s=0.001 --set server_bandwidth=100000 --set latency_s=0.0005
+		--set readahead=1MiB --set max_request=1MiB --set node_read=1000
+		--set cores="$(nproc)" --set shared_cores="$(nproc)")
+	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s \
+		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
 	"$lmdbio" model predict --json --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
 	"$lmdbio" model predict --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \
 		--out "$out/model-emulator" >/dev/null

@@ -69,6 +69,33 @@ func TestBenchContenders(t *testing.T) {
 	}
 }
 
+// TestBenchLoaderFlags: the loader's shuffle, cache and epoch flags reach
+// every contender's options.
+func TestBenchLoaderFlags(t *testing.T) {
+	var got benchConfig
+	defer func(r func(benchConfig) error) { benchRunner = r }(benchRunner)
+	benchRunner = func(cfg benchConfig) error { got = cfg; return nil }
+	cmd := newBenchCommand()
+	cmd.SetArgs([]string{"--modes", "default", "--shuffle", "chunk,global", "--locality", "off", "--seed", "7", "--chunk", "1MiB",
+		"--chunk-window", "3", "--cache", "0", "--epochs", "3", "--stagger", "2", t.TempDir()})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.modes) != 2 {
+		t.Fatalf("contenders %+v", got.modes)
+	}
+	for _, m := range got.modes {
+		o := m.options(got.lopt)
+		if o.Seed != 7 || o.ChunkBytes != 1<<20 || o.ChunkWindow != 3 || o.Cache != loader.CacheOff || o.Epochs != 3 ||
+			o.Stagger != 2 || o.Locality != loader.Off || o.Shuffle != m.shuffle {
+			t.Errorf("%s: options %+v", m.label, o)
+		}
+	}
+	if got.modes[1].label != "default/global/locality-off/stagger-2" {
+		t.Errorf("label %q", got.modes[1].label)
+	}
+}
+
 func TestCheckPeers(t *testing.T) {
 	cases := []struct {
 		peers  string

@@ -86,54 +86,52 @@ func (o *benchOptions) contenders(modes string, format source.Format, warn *[]st
 
 // parseShuffles reads bench's --shuffle: distinct shuffle names, in order.
 func parseShuffles(s string) ([]sampler.Shuffle, error) {
-	var out []sampler.Shuffle
-	for _, f := range splitList(s) {
+	return parseDistinct("shuffle", s, func(f string) (sampler.Shuffle, error) {
 		sh, err := sampler.ParseShuffle(f)
 		if err != nil {
-			return nil, usagef("--shuffle: %v", err)
+			return sh, usagef("--shuffle: %v", err)
 		}
-		if !slices.Contains(out, sh) {
-			out = append(out, sh)
-		}
-	}
-	if len(out) == 0 {
-		return nil, usagef("--shuffle: name at least one of %s", strings.Join(sampler.ShuffleNames(), ", "))
-	}
-	return out, nil
+		return sh, nil
+	})
 }
 
 // parseLocalities reads bench's --locality: on, off or both.
 func parseLocalities(s string) ([]loader.Switch, error) {
-	var out []loader.Switch
-	for _, f := range splitList(s) {
+	return parseDistinct("locality", s, func(f string) (loader.Switch, error) {
 		sw, err := loader.ParseSwitch(f)
 		if err != nil {
-			return nil, usagef("--locality %v", err)
+			return sw, usagef("--locality %v", err)
 		}
-		if !slices.Contains(out, sw) {
-			out = append(out, sw)
-		}
-	}
-	if len(out) == 0 {
-		return nil, usagef("--locality: name on, off or both")
-	}
-	return out, nil
+		return sw, nil
+	})
 }
 
 // parseStaggers reads bench's --stagger: distinct counts >= 1, in order.
 func parseStaggers(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
+	return parseDistinct("stagger", s, func(f string) (int, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
-			return nil, usagef("--stagger %q: want counts >= 1, comma-separated", s)
+			return 0, usagef("--stagger %q: want counts >= 1, comma-separated", s)
 		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
+		return n, nil
+	})
+}
+
+// parseDistinct reads a comma list of flag: the distinct values parse
+// makes of its items, in order; at least one.
+func parseDistinct[T comparable](flag, s string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, f := range splitList(s) {
+		v, err := parse(f)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
 	if len(out) == 0 {
-		return nil, usagef("--stagger: name at least one count")
+		return nil, usagef("--%s: name at least one value", flag)
 	}
 	return out, nil
 }

@@ -145,10 +145,11 @@ func (r *benchRun) measurePeer(s benchStep) {
 	}
 	p, epochs := r.peerLine(s, nodes, runs)
 	r.out.peer(p)
+	perNode := (p.Ranks + max(p.Nodes, 1) - 1) / max(p.Nodes, 1)
 	for _, f := range epochs {
 		r.out.epoch(bench.Epoch{Type: bench.TypeEpoch, Kind: "peer", Round: s.round, Contender: s.peer, Peer: s.peer,
-			Shuffle: benchPeerShuffle(s.peer), Format: string(r.cfg.format), Ranks: p.Ranks, Nodes: p.Nodes, RanksPerNode: (p.Ranks + max(p.Nodes, 1) - 1) / max(p.Nodes, 1),
-			Cache: s.cache, Consumer: p.Consumer, Epochs: p.Epochs, EpochFigures: f})
+			Shuffle: benchPeerShuffle(s.peer), Format: string(r.cfg.format), Ranks: p.Ranks, Nodes: p.Nodes,
+			RanksPerNode: perNode, Cache: s.cache, Consumer: p.Consumer, Epochs: p.Epochs, EpochFigures: f})
 	}
 }
 

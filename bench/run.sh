@@ -1,40 +1,92 @@
 #!/usr/bin/env bash
-# run.sh: the benchmark campaign behind bench/results/. It writes (or reuses)
-# the reference dataset, runs `lmdbio bench` on local disk and on the emulated
-# parallel file system, with the peers interleaved, the MLPerf-Storage-style
-# resnet50 workload, and renders the report and plots.
+# run.sh: the benchmark campaign behind bench/results/. Every part writes
+# `lmdbio bench --json` lines (or model lines) into the output directory;
+# the report part turns whatever is there into results.md and plots.
 #
-#   bench/run.sh [OUTDIR]          full campaign (about 30 minutes here)
-#   BENCH_QUICK=1 bench/run.sh     one round, fewer rank counts (a few minutes)
+#   bench/run.sh [-o DIR] [PART...]        default: all
 #
-# Environment: BENCH_DATA (dataset directory, default
+# Parts (times are estimates for the full size on a 2-core machine):
+#   local    local disk, 4 and 8 learners on one node, cold and warm: every
+#            stacked mode (default vs lmdb), the peers (PyTorch readahead on
+#            and off, Caffe-style); the ResNet-50 AU search           ~15 min
+#   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold  ~3 min
+#   hosts    1, 2, 4, 8 emulated hosts x 4 learners, each host its own
+#            pfsemu client, 4 shared storage servers; lmdb and default,
+#            Caffe-style and PyTorch peers, cold, equal work          ~10 min
+#   stagger  the stagger study: 2, 4, 8 emulated hosts, coal vs default
+#            with stagger 1, 2, 4                                     ~4 min
+#   shuffle  3 epochs, 4 virtual nodes x 2, cold start: none (and lmdb),
+#            local, chunk, global with locality on and off, PyTorch with
+#            shuffle; on the DB in key order and a copy in random key
+#            order; the shuffle-quality table                        ~7 min
+#   hdf5     HDF5 contiguous and chunked+gzip, cold, local disk and one
+#            emulated host: default vs PyTorch over h5py, shuffle on/off ~9 min
+#   model    lmdbio model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
+#            and model predict --nodes 1..256 --ranks-per-node 36    ~1 min
+#   report   results.md and the plots from every part's lines
+#   all      every part above, in that order (about an hour; the datasets
+#            are written once, ~5 min, and reused)
+#
+# Environment: BENCH_DATA (the reference LMDB, default
 # /var/tmp/lmdbio-bench/imagenet20k: 20,000 Caffe Datum records of ~110 KB,
-# 2.2 GB, written in key order), BENCH_RANKS (world size, default 8),
-# BENCH_ROUNDS (default 3). Needs root for cold-cache runs (drop_caches) and
-# for the FUSE mount.
+# 2.2 GB, in key order; the other datasets are written beside it),
+# BENCH_ROUNDS (default 3), BENCH_SLOTS (learners per emulated host, 4),
+# BENCH_SMOKE=1 (a tiny dataset, one round, 1 learner per host, output in
+# /tmp/lmdbio-bench-smoke unless -o: checks every part end to end in a few
+# minutes; its figures mean nothing). Needs root: cold runs drop the page
+# cache, the emulator mounts FUSE, emulated hosts need namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-bench/results}
-data=${BENCH_DATA:-/var/tmp/lmdbio-bench/imagenet20k}
-ranks=${BENCH_RANKS:-8}
+
+out=
+while getopts o: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	*) echo "usage: bench/run.sh [-o DIR] [local|pfs|hosts|stagger|shuffle|hdf5|model|report|all ...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(all)
+for p in "${parts[@]}"; do
+	case $p in
+	local | pfs | hosts | stagger | shuffle | hdf5 | model | report) ;;
+	all) parts=(local pfs hosts stagger shuffle hdf5 model report) && break ;;
+	*) echo "bench/run.sh: unknown part $p: want local, pfs, hosts, stagger, shuffle, hdf5, model, report or all" >&2; exit 2 ;;
+	esac
+done
+
+smoke=${BENCH_SMOKE:-}
 rounds=${BENCH_ROUNDS:-3}
-rank_list=1,2,4,8
-if [ -n "${BENCH_QUICK:-}" ]; then
-	rounds=1
-	rank_list=4,8
+slots=${BENCH_SLOTS:-4}
+data=${BENCH_DATA:-/var/tmp/lmdbio-bench/imagenet20k}
+records=20000 size=110KiB,20KiB
+h5records=10000 h5size=3x160x160 h5chunk=8
+hosts_list=(1 2 4 8) stagger_hosts=(2 4 8)
+if [ -n "$smoke" ]; then
+	data=${BENCH_DATA:-/var/tmp/lmdbio-bench-smoke/db}
+	out=${out:-/tmp/lmdbio-bench-smoke}
+	rounds=1 slots=${BENCH_SLOTS:-1}
+	records=2000 size=4KiB,1KiB # more records than one global batch of 8 learners
+	h5records=400 h5size=3x32x32 h5chunk=8
 fi
+out=${out:-bench/results}
+dir=$(dirname "$data")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 
 scripts/deps.sh --peers
 make build >/dev/null
-go build -o bin/pfsemu ./bench/pfsemu
-mkdir -p "$out"
+mkdir -p "$out" "$dir"
 lmdbio=bin/lmdbio
 
-if [ ! -e "$data/data.mdb" ]; then
-	"$lmdbio" gen --records 20000 --size 110KiB,20KiB --datum --out "$data"
-fi
-"$lmdbio" index "$data"
+# The emulated PFS of the multi-host parts: each host's client 1 GB/s and
+# 0.5 ms round trip, 1 MiB readahead, 4 storage servers of 1 ms per request
+# shared by all hosts (bench/README.md, "The emulated parallel file system").
+pfs_opts='--latency 500us --bandwidth 1GB/s --readahead 1MiB --servers 4 --server-latency 1ms'
+pfs_mnt=/mnt/lmdbio-pfs
+# Probes of the emulated PFS: fewer than the default, each reads the file.
+pfs_probes=buffered:4x2:4MiB,direct:1x8:4MiB,direct:4x2:16MiB
 
 # readahead_kb is the readahead of the disk that holds $1.
 readahead_kb() {
@@ -50,44 +102,191 @@ machine() {
 		"$(date -u +%Y-%m-%dT%H:%MZ)" "$(readahead_kb "$data")"
 }
 
+# bench NRANKS ARGS... runs lmdbio bench as an MPI job on this host.
 bench() {
-	"$lmdbio" run -n "$ranks" -- "$lmdbio" bench --json --rounds "$rounds" "$@"
+	local n=$1
+	shift
+	"$lmdbio" run -n "$n" -- "$lmdbio" bench --json --rounds "$rounds" "$@"
 }
 
-echo "== local disk: stacked study, peers, ranks $rank_list" >&2
-{
-	machine local
-	bench --ranks "$rank_list" --peers torch-readahead,torch-noreadahead,caffe "$data"
-} >"$out/local.jsonl"
+# on_hosts HOSTS ARGS... runs lmdbio bench on HOSTS emulated hosts of
+# $slots learners, each host its own pfsemu client of $dir at $pfs_mnt; the
+# emulators' counters go to $out/pfs-stats-$tag-HOSTS.
+on_hosts() {
+	local h=$1 tag=$2
+	shift 2
+	scripts/multihost.sh --hosts "$h" --slots "$slots" --pfs "$dir" --pfs-mount "$pfs_mnt" \
+		--pfs-stats "$out/pfs-stats-$tag-$h" --pfs-opts "$pfs_opts" -- \
+		"$lmdbio" bench --json --rounds "$rounds" "$@"
+}
 
-echo "== local disk: resnet50 workload (AU search, up to 24 emulated accelerators)" >&2
-# Emulated accelerators sleep through their compute, so 24 of them fit on a
-# small machine; one round, one cold epoch (later epochs would come from the
-# page cache: the dataset is smaller than this machine's memory).
-"$lmdbio" run -n 24 -- "$lmdbio" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
-	--page-cache cold --ranks 8,10,12,14,16,20,24 "$data" >"$out/resnet50.jsonl"
+# timed NAME CMD... runs a part and says how long it took.
+timed() {
+	local name=$1 t0=$SECONDS
+	shift
+	echo "== $name" >&2
+	"$@"
+	echo "== $name: $((SECONDS - t0)) s" >&2
+}
 
-echo "== emulated parallel file system" >&2
-# Explicit reads reach the emulator at up to 1 MiB per request (direct-io),
-# page faults of mmap readers go through a 128 KiB readahead, as on a
-# Lustre or GPFS client.
-mnt=$(mktemp -d)
-stats=$(mktemp)
-bin/pfsemu --direct-io --stats "$stats" --ready-file "$mnt.ready" "$(dirname "$data")" "$mnt" >"$out/pfsemu.log" 2>&1 &
-pfs=$!
-trap 'kill $pfs 2>/dev/null; wait $pfs 2>/dev/null; rm -rf "$mnt" "$mnt.ready" "$stats"' EXIT
-for _ in $(seq 100); do [ -e "$mnt.ready" ] && break; sleep 0.1; done
-[ -e "$mnt.ready" ] || { cat "$out/pfsemu.log" >&2; exit 1; }
-{
-	machine pfsemu
-	bench --ranks "$ranks" --modes lmdb,lmm+dio+prov,default --page-cache cold \
-		--peers torch-readahead,torch-noreadahead "$mnt/$(basename "$data")"
-} >"$out/pfsemu.jsonl"
-kill $pfs
-wait $pfs || true
-cp "$stats" "$out/pfsemu-stats.json"
+# dataset writes the reference LMDB (or keeps it) and its index.
+dataset() {
+	[ -e "$data/data.mdb" ] || "$lmdbio" gen --records "$records" --size "$size" --datum --out "$data" >/dev/null
+	"$lmdbio" index "$data" >/dev/null
+}
 
-echo "== report" >&2
-go run ./bench/report -in "$out/local.jsonl:local" -in "$out/resnet50.jsonl:local" \
-	-in "$out/pfsemu.jsonl:pfsemu" -out "$out"
-echo "wrote $out/results.md and plots" >&2
+part_local() {
+	dataset
+	{
+		machine local
+		bench 8 --ranks 4,8 --peers torch-readahead,torch-noreadahead,caffe "$data"
+	} >"$out/local.jsonl"
+	# Emulated accelerators sleep through their compute, so 24 of them fit
+	# on a small machine; one round, one cold epoch (later epochs would come
+	# from the page cache: the dataset is smaller than this machine's memory).
+	local ranks=8,10,12,14,16,20,24 n=24
+	[ -z "$smoke" ] || ranks=2,4 n=4
+	"$lmdbio" run -n "$n" -- "$lmdbio" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
+		--consumer touch --page-cache cold --ranks "$ranks" "$data" >"$out/resnet50.jsonl"
+}
+
+# part_pfs: one pfsemu client, every open uncached (--direct-io): explicit
+# reads reach the emulator at up to 1 MiB, mmap page faults through a
+# 128 KiB readahead, as on a Lustre or GPFS client.
+part_pfs() {
+	dataset
+	local mnt stats pfs
+	mnt=$(mktemp -d) stats=$(mktemp)
+	bin/pfsemu --direct-io --stats "$stats" --ready-file "$mnt.ready" "$dir" "$mnt" >"$out/pfsemu.log" 2>&1 &
+	pfs=$!
+	for _ in $(seq 100); do [ -e "$mnt.ready" ] && break; sleep 0.1; done
+	if [ -e "$mnt.ready" ]; then
+		{
+			machine pfsemu
+			bench 8 --modes lmdb,lmm+dio+prov,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+				--peers torch-readahead "$mnt/$(basename "$data")"
+		} >"$out/pfsemu.jsonl" || pfs_failed=1
+	fi
+	kill "$pfs" 2>/dev/null || true
+	wait "$pfs" 2>/dev/null || true
+	cp "$stats" "$out/pfsemu-stats.json" 2>/dev/null || true
+	rm -rf "$mnt" "$mnt.ready" "$stats"
+	[ -z "${pfs_failed:-}" ] || { echo "bench/run.sh: pfs part failed (log: $out/pfsemu.log)" >&2; return 1; }
+}
+
+part_hosts() {
+	dataset
+	local h
+	for h in "${hosts_list[@]}"; do
+		{
+			machine "hosts-$h"
+			on_hosts "$h" hosts --modes lmdb,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+				--peers caffe,torch-readahead "$pfs_mnt/$(basename "$data")"
+		} >"$out/hosts-$h.jsonl"
+	done
+}
+
+part_stagger() {
+	dataset
+	local h
+	for h in "${stagger_hosts[@]}"; do
+		{
+			machine "stagger-$h"
+			on_hosts "$h" stagger --modes lmm+dio+prov+coal,default --stagger 1,2,4 --page-cache cold --consumer touch \
+				--limit-probes none "$pfs_mnt/$(basename "$data")"
+		} >"$out/stagger-$h.jsonl"
+	done
+}
+
+# part_shuffle: 4 virtual nodes of 2 learners, 3 epochs from a cold page
+# cache, on the DB in key order and on a copy written in random key order.
+part_shuffle() {
+	dataset
+	local random=$dir/$(basename "$data")-random
+	[ -e "$random/data.mdb" ] ||
+		"$lmdbio" gen --records "$records" --size "$size" --datum --order random --out "$random" >/dev/null
+	"$lmdbio" index "$random" >/dev/null
+	local db label
+	for db in "$data" "$random"; do
+		label=shuffle
+		[ "$db" = "$data" ] || label=shuffle-random
+		{
+			machine "$label"
+			LMDBIO_RANKS_PER_NODE=2 bench 8 --modes lmdb,default --shuffle none,local,chunk,global --locality on,off \
+				--epochs 3 --page-cache cold --consumer touch --limit-probes buffered:4x2:4MiB,direct:4x2:16MiB \
+				--peers torch-readahead "$db"
+		} >"$out/$label.jsonl"
+	done
+	local rec_bytes
+	rec_bytes=$(($(stat -c %s "$data/data.mdb") / records))
+	"$lmdbio" shuffle-quality --json --records "$records" --record-bytes "$rec_bytes" --nodes 4 --ranks-per-node 2 \
+		--epochs 3 >"$out/shuffle-quality.jsonl"
+}
+
+# part_hdf5: contiguous and chunked+gzip files, cold, on local disk and
+# through one emulated host's pfsemu client.
+part_hdf5() {
+	local contig=$dir/images-contiguous.h5 gzip=$dir/images-gzip.h5 f kind
+	[ -e "$contig" ] || "$lmdbio" gen --format hdf5 --records "$h5records" --size "$h5size" --out "$contig" >/dev/null
+	[ -e "$gzip" ] || "$lmdbio" gen --format hdf5 --records "$h5records" --size "$h5size" --chunk "$h5chunk" --gzip 4 \
+		--shuffle-filter --out "$gzip" >/dev/null
+	# HDF5 takes flock on open, which FUSE mounts refuse: users turn it off.
+	export HDF5_USE_FILE_LOCKING=FALSE
+	for f in "$contig" "$gzip"; do
+		kind=contiguous
+		[ "$f" = "$contig" ] || kind=gzip
+		{
+			machine "hdf5-$kind-local"
+			bench 8 --page-cache cold --consumer touch,sha256 --peers torch-h5py,torch-h5py-noshuffle "$f"
+		} >"$out/hdf5-$kind-local.jsonl"
+		{
+			machine "hdf5-$kind-pfs"
+			on_hosts 1 "hdf5-$kind" --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+				--peers torch-h5py,torch-h5py-noshuffle "$pfs_mnt/$(basename "$f")"
+		} >"$out/hdf5-$kind-pfs.jsonl"
+	done
+}
+
+# part_model: fit the model to the runs on emulated hosts (hosts and
+# stagger parts) with the emulator's layout and costs set as configured
+# (4 servers, 1 ms per request at a server, 0.5 ms round trip, 1 GB/s per
+# host, 1 MiB requests and readahead, this machine's cores shared by all
+# hosts) and the CPU speeds, the contention and the start-up fitted; the
+# runs on 8 hosts are held out and predicted. Then the Lustre-like
+# prediction to 256 nodes of 36 cores, and the fitted one to 16 hosts.
+part_model() {
+	local fits=() f
+	for f in "$out"/hosts-*.jsonl "$out"/stagger-*.jsonl; do
+		[ -e "$f" ] && fits+=("$f")
+	done
+	[ ${#fits[@]} -gt 0 ] || { echo "bench/run.sh: model: no hosts-*.jsonl in $out: run the hosts part first" >&2; return 1; }
+	local emu=(--set servers=4 --set server_overhead_s=0.001 --set server_bandwidth=100000 --set latency_s=0.0005
+		--set readahead=1MiB --set max_request=1MiB --set node_read=1000
+		--set cores="$(nproc)" --set shared_cores="$(nproc)")
+	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s \
+		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
+	"$lmdbio" model predict --json --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
+	"$lmdbio" model predict --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \
+		--out "$out/model-emulator" >/dev/null
+}
+
+part_report() {
+	local ins=() f label
+	for f in "$out"/*.jsonl; do
+		label=$(basename "$f" .jsonl)
+		case $label in
+		local | resnet50) label=local ;;
+		pfsemu) label=pfsemu ;;
+		hosts-*) label=hosts ;;
+		stagger-*) label=stagger ;;
+		esac
+		ins+=(-in "$f:$label")
+	done
+	[ ${#ins[@]} -gt 0 ] || { echo "bench/run.sh: report: no .jsonl in $out" >&2; return 1; }
+	go run ./bench/report "${ins[@]}" -out "$out" >/dev/null
+	echo "wrote $out/results.md and plots" >&2
+}
+
+for p in "${parts[@]}"; do
+	timed "$p" "part_$p"
+done

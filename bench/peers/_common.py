@@ -17,10 +17,11 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, NoReturn
 
 MASK64 = (1 << 64) - 1
 MB = 1_000_000  # decimal megabytes, as `lmdbio digest --json` reports mb_per_s
@@ -146,13 +147,76 @@ class Clock:
         }
 
 
+def storage_read_bytes() -> int:
+    """Bytes this process and its finished children fetched from storage.
+
+    The kernel's block input count (getrusage ru_inblock, 512-byte units),
+    the figure /proc/PID/io calls read_bytes: page-cache hits do not count,
+    page faults of an mmap that go to storage do. A DataLoader's workers
+    count once they have exited and been joined, which they are at the end
+    of every epoch without persistent workers. File systems in user space
+    may not report it (0).
+    """
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_inblock
+    return (own + children) * 512
+
+
+@dataclass
+class EpochLog:
+    """The epochs of a peer's run: records, bytes, times, stall and storage bytes of each.
+
+    batches() wraps one epoch's batches; the time spent waiting for each
+    batch (iter() included, which forks the workers) is the epoch's stall.
+    An epoch's seconds run from the end of the one before (the first: the
+    start of the epoch loop) to its last batch, so start-up and the epochs
+    add up to the window, as lmdbio bench counts its own epochs.
+    """
+
+    tally: Tally
+    clock: Clock
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def batches(self, epoch: int, loader: Iterable[Any]) -> Iterator[Any]:
+        """Yield the batches of one epoch of loader, timing the waits for them."""
+        records, nbytes, io = self.tally.records, self.tally.bytes, storage_read_bytes()
+        begin = self.clock.loop_end or self.clock.loop_start
+        stall = 0.0
+        t = time.perf_counter()
+        it = iter(loader)
+        while True:
+            try:
+                batch = next(it)
+            except StopIteration:
+                stall += time.perf_counter() - t
+                break
+            now = time.perf_counter()
+            stall += now - t
+            if not self.clock.first_batch:
+                self.clock.first_batch = now
+            yield batch
+            t = time.perf_counter()
+        end = time.perf_counter()
+        self.clock.loop_end = end
+        self.entries.append({
+            "epoch": epoch,
+            "records": self.tally.records - records,
+            "bytes": self.tally.bytes - nbytes,
+            "seconds": end - begin,
+            "end_s": end - PROCESS_START,
+            "stall_s": stall,
+            "storage_bytes": max(0, storage_read_bytes() - io),
+        })
+
+
 def result_line(peer: str, tally: Tally, times: dict[str, float], extra: dict[str, Any],
-                config: dict[str, Any]) -> str:
+                config: dict[str, Any], epochs: list[dict[str, Any]] | None = None) -> str:
     """Format the one JSON result line every peer prints on stdout.
 
     times are Clock.times() (of the slowest rank, for a peer of several);
     total_s is the time from the process start to this line. extra adds
-    peer-specific times.
+    peer-specific times; epochs are EpochLog.entries, for peers that log
+    their epochs.
     """
     seconds = times["seconds"]
     out: dict[str, Any] = {
@@ -167,6 +231,8 @@ def result_line(peer: str, tally: Tally, times: dict[str, float], extra: dict[st
         "mb_per_s": tally.bytes / seconds / MB if seconds > 0 else 0.0,
     }
     out.update(extra)
+    if epochs is not None:
+        out["epochs"] = epochs
     out["total_s"] = time.perf_counter() - PROCESS_START
     out["config"] = config
     return json.dumps(out)
@@ -202,16 +268,29 @@ def new_parser(prog: str, doc: str) -> PeerArgumentParser:
 
 
 def add_common_flags(p: argparse.ArgumentParser) -> None:
-    """Flags every peer takes: the dataset, the consumer, the batch size, a record limit."""
+    """Flags every LMDB peer takes: the dataset, the consumer, the batch size, a record limit, readahead."""
     p.add_argument("path", help="LMDB directory (holding data.mdb) or the data.mdb file itself")
+    add_work_flags(p)
+    p.add_argument("--readahead", choices=("on", "off"), default="on",
+                   help="LMDB OS readahead on the mmap (py-lmdb's default: on)")
+
+
+def add_work_flags(p: argparse.ArgumentParser) -> None:
+    """Flags of the work every peer does: the consumer, the batch size, a record limit."""
     p.add_argument("--consumer", choices=CONSUMERS, default="sha256",
                    help="work on every record: sha256 (the digest of lmdbio digest, default) or touch "
                         "(a byte in every page of the value)")
     p.add_argument("--batch", type=positive_int, default=64, help="records per batch (default 64)")
     p.add_argument("--records", type=positive_int, default=None, metavar="N",
                    help="read only the first N records in key order (default: all)")
-    p.add_argument("--readahead", choices=("on", "off"), default="on",
-                   help="LMDB OS readahead on the mmap (py-lmdb's default: on)")
+
+
+def add_epoch_flags(p: argparse.ArgumentParser) -> None:
+    """Flags of the peers that read several epochs in a random order."""
+    p.add_argument("--epochs", type=positive_int, default=1, help="epochs to read (default 1)")
+    p.add_argument("--shuffle", choices=("on", "off"), default="on",
+                   help="random order every epoch, as training does (default on)")
+    p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
 
 
 def positive_int(text: str) -> int:

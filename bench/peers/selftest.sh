@@ -79,6 +79,30 @@ assert r["loop_s"] <= r["seconds"] - r["startup_s"] + 1e-6, r
 	fi
 }
 
+# check_epochs NAME RECORDS CMD... runs a peer for 2 epochs with the touch
+# consumer: each epoch must report RECORDS records, and the epochs' times
+# must follow one another and add up, with the start-up, to the window.
+check_epochs() {
+	local name=$1 records=$2
+	shift 2
+	if timeout "$limit" "$@" --epochs 2 --consumer touch 2>"$tmp/err" | "$PYTHON" -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+n = int(sys.argv[1])
+es = r["epochs"]
+assert r["records"] == 2 * n and [e["epoch"] for e in es] == [0, 1], r
+assert all(e["records"] == n and e["bytes"] * 2 == r["bytes"] for e in es), es
+assert r["startup_s"] < es[0]["end_s"] < es[1]["end_s"] and abs(es[1]["end_s"] - r["seconds"]) < 1e-6, r
+assert abs(r["startup_s"] + es[0]["seconds"] + es[1]["seconds"] - r["seconds"]) < 1e-6, r
+assert all(0 <= e["stall_s"] <= e["seconds"] + 1e-6 and e["storage_bytes"] >= 0 for e in es), es
+' "$records" 2>>"$tmp/err"; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
+		failed=1
+	fi
+}
+
 # check_usage NAME CMD... expects exit status 2 and one error line.
 check_usage() {
 	local name=$1 rc=0
@@ -122,6 +146,7 @@ check "caffe single process" "${caffe[@]}" "$data"
 check_touch "torch workers=2 consumer=touch" "${torch[@]}" "$data" --workers 2 --consumer touch
 check_touch "torch workers=2 consumer=touch in workers" "${torch[@]}" "$data" --workers 2 --consumer touch --hash-in-workers
 check_touch "caffe consumer=touch" "${caffe[@]}" "$data" --consumer touch
+check_epochs "torch workers=2 epochs=2" 300 "${torch[@]}" "$data" --workers 2
 if command -v mpirun >/dev/null; then
 	check "caffe np=1" "${mpi[@]}" -np 1 "${caffe[@]}" "$data"
 	check "caffe np=3" "${mpi[@]}" -np 3 "${caffe[@]}" "$data"
@@ -154,6 +179,7 @@ h5flat=$tmp/flat.hdf5
 torch_h5=("$PYTHON" "$peers/torch_h5py.py")
 for file in "$h5" "$h5flat"; do
 	want=$(h5_digest "$file")
+	want_bytes=$("$PYTHON" -c 'import sys, h5py; d = h5py.File(sys.argv[1], "r")["data"]; print(d.shape[0] * d[0].nbytes)' "$file")
 	echo "selftest: h5py digest of $(basename "$file") $want"
 	if got=$("$LMDBIO" digest --json "$file" 2>"$tmp/err" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["digest"])' 2>/dev/null); then
 		if [ "$got" != "$want" ]; then
@@ -169,6 +195,8 @@ for file in "$h5" "$h5flat"; do
 	check "torch_h5py $name workers=2" "${torch_h5[@]}" "$file" --workers 2
 	check "torch_h5py $name workers=2 shuffle=off hash-in-workers batch=7" "${torch_h5[@]}" "$file" --workers 2 --shuffle off --hash-in-workers --batch 7
 	check "torch_h5py $name workers=0 labels=none" "${torch_h5[@]}" "$file" --workers 0 --labels none
+	check_touch "torch_h5py $name workers=2 consumer=touch" "${torch_h5[@]}" "$file" --workers 2 --consumer touch
+	check_epochs "torch_h5py $name workers=2 epochs=2" 300 "${torch_h5[@]}" "$file" --workers 2
 done
 
 check_usage "torch_h5py not HDF5" "${torch_h5[@]}" "$data/data.mdb"

@@ -5,12 +5,13 @@ A map-style Dataset opens the HDF5 file lazily, once in each worker (h5py
 objects must not cross DataLoader's fork), and reads sample i as row i of the
 dataset (`ds[i]`), with row i of the labels dataset when there is one. A
 DataLoader batches the rows (shuffled or not) with a collate function that
-keeps the bytes. The main process consumes every batch the way `lmdbio digest`
-does for HDF5 (key = the row index as 8 bytes little-endian, value = the row's
-bytes in the file's element type and byte order), so both read and hash the
-same records and their digests must be equal.
+keeps the bytes. The main process consumes every batch as lmdbio's learners
+do (--consumer sha256: the digest of `lmdbio digest` for HDF5, key = the row
+index as 8 bytes little-endian, value = the row's bytes in the file's element
+type and byte order, which must come out equal; touch: a byte in every page
+of every value).
 
-    /usr/bin/python3 bench/peers/torch_h5py.py FILE [--dataset data] [--workers 8] [--shuffle off]
+    /usr/bin/python3 bench/peers/torch_h5py.py FILE [--dataset data] [--workers 8] [--shuffle off] [--epochs 3]
 
 Prints one JSON line on stdout (schema in README.md). Exit status: 0 success,
 1 a runtime failure, 2 bad flags or a file or dataset that is not usable HDF5.
@@ -18,16 +19,14 @@ Prints one JSON line on stdout (schema in README.md). Exit status: 0 success,
 
 from __future__ import annotations
 
+import argparse
+import functools
+import os
+import platform
+import sys
 import time
-
-SCRIPT_START = time.perf_counter()  # before the imports: startup_s includes importing torch
-
-import argparse  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import warnings  # noqa: E402
-from typing import Any  # noqa: E402
+import warnings
+from typing import Any, Callable
 
 sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
@@ -37,11 +36,10 @@ import torch  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from _common import (  # noqa: E402
-    EXIT_RUNTIME, EXIT_USAGE, PeerArgumentParser, Tally, UsageError,
-    fail, non_negative_int, one_line, positive_int, record_digest, result_line)
+    EXIT_RUNTIME, EXIT_USAGE, Clock, EpochLog, PeerArgumentParser, Tally, UsageError, add_epoch_flags,
+    add_work_flags, consumer_function, fail, non_negative_int, one_line, result_line)
 
 PEER = "torch_h5py"
-DEFAULT_SEED = 1
 EPILOG = """Prints one JSON line on stdout (bench/peers/README.md has the schema).
 exit status: 0 success, 1 a runtime failure, 2 bad flags or a file that is not usable HDF5"""
 
@@ -93,7 +91,7 @@ class H5Dataset(Dataset):
     def __len__(self) -> int:
         return self.rows
 
-    def __getitem__(self, i: int) -> tuple[int, bytes, bytes]:
+    def __getitem__(self, i: int) -> tuple[bytes, bytes, bytes]:
         if self.file is None:
             self.file = h5py.File(self.path, "r")
             self.data = self.file[self.name]
@@ -101,23 +99,24 @@ class H5Dataset(Dataset):
                 self.label_data = self.file[self.labels]
         value = np.ascontiguousarray(self.data[i]).tobytes()  # the file's dtype, byte order included
         label = self.label_data[i].tobytes() if self.label_data is not None else b""
-        return i, value, label
-
-
-def collate_bytes(samples: list[tuple[int, bytes, bytes]]) -> tuple[list[int], list[bytes], list[bytes]]:
-    """Keep a batch as lists (the default collate would fail on bytes)."""
-    return [i for i, _, _ in samples], [v for _, v, _ in samples], [lb for _, _, lb in samples]
-
-
-def collate_hashed(samples: list[tuple[int, bytes, bytes]]) -> tuple[list[int], list[bytes], list[bytes], list[int]]:
-    """Like collate_bytes, plus each record's digest, computed in the worker."""
-    rows, values, labels = collate_bytes(samples)
-    return rows, values, labels, [record_digest(key(i), v) for i, v in zip(rows, values)]
+        return key(i), value, label
 
 
 def key(i: int) -> bytes:
     """The key of row i, as `lmdbio digest` defines it for HDF5."""
     return i.to_bytes(8, "little")
+
+
+def collate_bytes(samples: list[tuple[bytes, bytes, bytes]]) -> tuple[list[bytes], list[bytes], list[bytes]]:
+    """Keep a batch as lists of bytes (the default collate would fail on bytes)."""
+    return [k for k, _, _ in samples], [v for _, v, _ in samples], [lb for _, _, lb in samples]
+
+
+def collate_consumed(consume: Callable[[bytes, bytes], int], samples: list[tuple[bytes, bytes, bytes]]
+                     ) -> tuple[list[bytes], list[bytes], list[bytes], list[int]]:
+    """Like collate_bytes, plus each record's consumer result, computed in the worker."""
+    keys, values, labels = collate_bytes(samples)
+    return keys, values, labels, [consume(k, v) for k, v in zip(keys, values)]
 
 
 def init_worker(_worker_id: int) -> None:
@@ -131,20 +130,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p = PeerArgumentParser(prog=PEER, description=doc, epilog=EPILOG,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", help="HDF5 file")
+    add_work_flags(p)
+    add_epoch_flags(p)
     p.add_argument("--dataset", default="data", help="dataset whose rows are the samples (default data)")
     p.add_argument("--labels", default=None,
                    help="labels dataset read with each row (default: label, if the file has it; 'none': no labels)")
-    p.add_argument("--batch", type=positive_int, default=64, help="records per batch (default 64)")
-    p.add_argument("--records", type=positive_int, default=None, metavar="N",
-                   help="read only the first N rows (default: all)")
     p.add_argument("--workers", type=non_negative_int, default=8,
                    help="DataLoader worker processes; 0 reads in the main process (default 8)")
-    p.add_argument("--shuffle", choices=("on", "off"), default="on",
-                   help="random order every epoch, as training does (default on)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="shuffle seed (default 1)")
     p.add_argument("--hash-in-workers", action="store_true",
-                   help="hash in the workers instead of the main process; values still travel "
-                        "to the main process (default: hash in main, where a training loop consumes)")
+                   help="run the consumer in the workers instead of the main process; values still travel "
+                        "to the main process (default: consume in main, where a training loop does)")
     return p.parse_args(argv)
 
 
@@ -165,8 +160,8 @@ def inspect(args: argparse.Namespace) -> tuple[str, str | None, int]:
         return d.name, None if labels == "none" else labels, rows
 
 
-def run(args: argparse.Namespace) -> str:
-    """Read one epoch and return the result line."""
+def run(args: argparse.Namespace, clock: Clock) -> str:
+    """Read the epochs and return the result line."""
     # More workers than cores is the configuration under test, not a mistake.
     warnings.filterwarnings("ignore", message="This DataLoader will create")
     t = time.perf_counter()
@@ -181,27 +176,25 @@ def run(args: argparse.Namespace) -> str:
         batch_size=args.batch,
         shuffle=args.shuffle == "on",
         num_workers=args.workers,
-        collate_fn=collate_hashed if args.hash_in_workers else collate_bytes,
+        collate_fn=(functools.partial(collate_consumed, consumer_function(args.consumer))
+                    if args.hash_in_workers else collate_bytes),
         persistent_workers=False,
         worker_init_fn=init_worker,
         generator=gen,
     )
 
-    tally = Tally()
-    first_batch = 0.0
-    loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
-    for batch in loader:
-        if not first_batch:
-            first_batch = time.perf_counter()
-        if args.hash_in_workers:
-            _, values, _, digests = batch
-            for dg, v in zip(digests, values):
-                tally.add_hashed(dg, len(v))
-        else:
-            for i, v in zip(batch[0], batch[1]):
-                tally.add(key(i), v)
-    loop_end = time.perf_counter()
-    first_batch = first_batch or loop_end
+    tally = Tally(consumer=args.consumer)
+    log = EpochLog(tally, clock)
+    clock.loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
+    for epoch in range(args.epochs):
+        for batch in log.batches(epoch, loader):
+            if args.hash_in_workers:
+                _, values, _, results = batch
+                for d, v in zip(results, values):
+                    tally.add_consumed(d, len(v))
+            else:
+                for k, v in zip(batch[0], batch[1]):
+                    tally.add(k, v)
 
     config = {
         "workers": args.workers,
@@ -210,7 +203,8 @@ def run(args: argparse.Namespace) -> str:
         "labels": labels,
         "shuffle": args.shuffle,
         "seed": args.seed,
-        "hash_in": "workers" if args.hash_in_workers else "main",
+        "epochs": args.epochs,
+        "consume_in": "workers" if args.hash_in_workers else "main",
         "prefetch_factor": 2 if args.workers > 0 else None,  # DataLoader's default
         "persistent_workers": False,
         "limit": args.records,
@@ -220,18 +214,15 @@ def run(args: argparse.Namespace) -> str:
         "hdf5": h5py.version.hdf5_version,
         "python": platform.python_version(),
     }
-    return result_line(PEER, tally, seconds=loop_end - loop_start,
-                       startup_s=first_batch - SCRIPT_START,
-                       first_batch_s=first_batch - loop_start,
-                       total_s=time.perf_counter() - SCRIPT_START,
-                       extra={"index_s": index_s}, config=config)
+    return result_line(PEER, tally, clock.times(), extra={"index_s": index_s}, config=config, epochs=log.entries)
 
 
 def main(argv: list[str]) -> int:
     """Run the peer; return the exit status."""
+    clock = Clock(ready=time.perf_counter())
     args = parse_args(argv)
     try:
-        line = run(args)
+        line = run(args, clock)
     except UsageError as e:
         fail(PEER, str(e), EXIT_USAGE)
     except Exception as e:  # noqa: BLE001 - one line, never a traceback (worker errors included)

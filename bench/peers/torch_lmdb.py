@@ -8,7 +8,7 @@ function that keeps the bytes. The main process consumes every batch as
 lmdbio's learners do (--consumer sha256: the digest of `lmdbio digest`, which
 must come out equal; touch: a byte in every page of every value).
 
-    /usr/bin/python3 bench/peers/torch_lmdb.py DATASET [--workers 8] [--readahead off]
+    /usr/bin/python3 bench/peers/torch_lmdb.py DATASET [--workers 8] [--readahead off] [--epochs 3]
 
 Prints one JSON line on stdout (schema in README.md). Exit status: 0 success,
 1 a runtime failure, 2 bad flags or a dataset that is not an LMDB.
@@ -32,11 +32,10 @@ import torch  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from _common import (  # noqa: E402
-    EXIT_RUNTIME, EXIT_USAGE, Clock, Tally, UsageError, add_common_flags, consumer_function,
-    fail, new_parser, non_negative_int, one_line, open_env, result_line)
+    EXIT_RUNTIME, EXIT_USAGE, Clock, EpochLog, Tally, UsageError, add_common_flags, add_epoch_flags,
+    consumer_function, fail, new_parser, non_negative_int, one_line, open_env, result_line)
 
 PEER = "torch_lmdb"
-DEFAULT_SEED = 1
 
 
 class LmdbDataset(Dataset):
@@ -100,9 +99,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     add_common_flags(p)
     p.add_argument("--workers", type=non_negative_int, default=8,
                    help="DataLoader worker processes; 0 reads in the main process (default 8)")
-    p.add_argument("--shuffle", choices=("on", "off"), default="on",
-                   help="random order every epoch, as training does (default on)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="shuffle seed (default 1)")
+    add_epoch_flags(p)
     p.add_argument("--index-readahead", choices=("same", "on", "off"), default="same",
                    help="readahead of the key listing (default: same as --readahead). With "
                         "readahead on, the listing's page faults can pull most of the file into "
@@ -114,7 +111,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def run(args: argparse.Namespace, clock: Clock) -> str:
-    """Read one epoch and return the result line."""
+    """Read the epochs and return the result line."""
     # More workers than cores is the configuration under test, not a mistake:
     # keep DataLoader's advice about it out of the benchmark's logs.
     warnings.filterwarnings("ignore", message="This DataLoader will create")
@@ -140,18 +137,17 @@ def run(args: argparse.Namespace, clock: Clock) -> str:
     )
 
     tally = Tally(consumer=args.consumer)
+    log = EpochLog(tally, clock)
     clock.loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
-    for batch in loader:
-        if not clock.first_batch:
-            clock.first_batch = time.perf_counter()
-        if args.hash_in_workers:
-            _, values, results = batch
-            for d, v in zip(results, values):
-                tally.add_consumed(d, len(v))
-        else:
-            for k, v in zip(*batch):
-                tally.add(k, v)
-    clock.loop_end = time.perf_counter()
+    for epoch in range(args.epochs):
+        for batch in log.batches(epoch, loader):  # a new order each epoch, drawn from gen
+            if args.hash_in_workers:
+                _, values, results = batch
+                for d, v in zip(results, values):
+                    tally.add_consumed(d, len(v))
+            else:
+                for k, v in zip(*batch):
+                    tally.add(k, v)
 
     config = {
         "workers": args.workers,
@@ -160,6 +156,7 @@ def run(args: argparse.Namespace, clock: Clock) -> str:
         "index_readahead": "on" if index_readahead else "off",
         "shuffle": args.shuffle,
         "seed": args.seed,
+        "epochs": args.epochs,
         "consume_in": "workers" if args.hash_in_workers else "main",
         "prefetch_factor": 2 if args.workers > 0 else None,  # DataLoader's default
         "persistent_workers": False,
@@ -168,7 +165,7 @@ def run(args: argparse.Namespace, clock: Clock) -> str:
         "py_lmdb": lmdb.__version__,
         "python": platform.python_version(),
     }
-    return result_line(PEER, tally, clock.times(), extra={"index_s": index_s}, config=config)
+    return result_line(PEER, tally, clock.times(), extra={"index_s": index_s}, config=config, epochs=log.entries)
 
 
 def main(argv: list[str]) -> int:

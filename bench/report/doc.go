@@ -19,7 +19,11 @@
 // fastest probe of a round is its limit), "peer" (a peer loader such as
 // PyTorch's DataLoader, with its consumer), "au-search" (the largest number of
 // emulated accelerators per node that stays above the utilisation
-// threshold) and "machine" (where and when the run happened). Other types
+// threshold), "epoch" (one epoch of a mode or a peer: its time, storage and
+// exchange bytes, cache hits, stall, HDF5 decoding), "shuffle-quality"
+// (lmdbio shuffle-quality), "fit", "residual" and "prediction" (lmdbio
+// model fit and predict --json) and "machine" (where and when the run
+// happened). Other types
 // and unknown fields are ignored, and a "summary" line is ignored too:
 // every figure is recomputed from the individual rounds. Several runs may be
 // concatenated or given as several -in files; a run on another storage
@@ -36,14 +40,20 @@
 // The program has three layers, each in its own files: parsing
 // (records.go, parse.go) turns lines into typed records; the tables
 // (report.go, group.go, stats.go, study.go, peers.go, scaling.go, au.go,
-// machine.go) are pure
+// machine.go, epochs.go, model.go) are pure
 // functions from records to rows of numbers; rendering writes those rows as
-// Markdown (markdown.go, format.go) and as gonum/plot figures in SVG and PNG
-// (plots.go, bars.go; pkg/bench/figure writes them).
+// Markdown (markdown.go, markdown_epochs.go, format.go) and as gonum/plot
+// figures in SVG and PNG (plots.go, plots_epochs.go, bars.go;
+// pkg/bench/figure writes them).
+//
+// Results and peers of runs of several epochs stay out of the one-epoch
+// tables: they have their own (shuffled epochs, per epoch), and a result's
+// "contender" (a mode with its shuffle, locality or stagger) names its row.
 //
 // Written to DIR: results.md; throughput_vs_ranks_{cold,warm}[_STORAGE[_CONSUMER]],
-// stacked_study[_STORAGE[_CONSUMER]] (the consumer when a storage ran several)
-// and first_batch_vs_ranks, each as .svg and .png.
+// stacked_study[_STORAGE[_CONSUMER]] (the consumer when a storage ran several),
+// first_batch_vs_ranks and epochs_STORAGE_CONSUMER_RANKS_CACHE, each as .svg
+// and .png.
 //
 // # Invariants
 //

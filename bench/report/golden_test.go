@@ -12,10 +12,11 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // syntheticInputs are the hand-written runs of testdata: one on local disk
 // labelled from the command line, one on the emulated PFS that names its
-// storage itself.
+// storage itself, and multi-epoch, HDF5, shuffle-quality and model lines.
 var syntheticInputs = inputs{
 	{path: filepath.Join("testdata", "small.jsonl"), label: "local"},
 	{path: filepath.Join("testdata", "pfsemu.jsonl")},
+	{path: filepath.Join("testdata", "epochs.jsonl"), label: "shuffle"},
 }
 
 func TestGoldenMarkdown(t *testing.T) {

@@ -101,11 +101,12 @@ func orUnknown(consumer string) string {
 	return consumer
 }
 
-// loaderResults returns the results that measure loading, not a workload.
+// loaderResults returns the results that measure loading, not a workload,
+// over one epoch.
 func loaderResults(rs []Result) []Result {
 	var out []Result
 	for _, r := range rs {
-		if !r.IsWorkload() {
+		if !r.IsWorkload() && r.Epochs <= 1 {
 			out = append(out, r)
 		}
 	}

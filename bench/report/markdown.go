@@ -39,6 +39,11 @@ func Markdown(rep *Report) []byte {
 	writeScaling(&b, rep.Scaling)
 	writeFirstBatch(&b, rep.FirstBatch)
 	writeAU(&b, rep.AU, rep.AUSearches)
+	writeReadAmp(&b, rep.ReadAmp)
+	writeEpochs(&b, rep.Epochs)
+	writeQuality(&b, rep.Quality)
+	writeDecode(&b, rep.Decode)
+	writeModel(&b, rep.Fits, rep.Residuals, rep.Predict)
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 

@@ -83,6 +83,9 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 		if err := checkResult(r); err != nil {
 			return err
 		}
+		if r.Contender != "" {
+			r.Mode = r.Contender
+		}
 		setLabel(&r.Storage, label)
 		ds.Results = append(ds.Results, r)
 	case "limit":
@@ -135,6 +138,49 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 		}
 		setLabel(&a.Storage, label)
 		ds.AUSearches = append(ds.AUSearches, a)
+	case "epoch":
+		var e Epoch
+		if err := decode(b, &e); err != nil {
+			return err
+		}
+		if e.Contender == "" || e.Cache == "" || e.Ranks <= 0 || e.Epoch < 0 {
+			return errors.New(`epoch: needs "contender", "cache", "ranks" > 0 and "epoch" >= 0`)
+		}
+		for _, v := range []float64{e.Seconds, e.MBPerS, e.CacheHitRate, e.ReadAmplification, e.StallS, e.DecodeMBPerS,
+			float64(e.StorageBytes), float64(e.ExchangeBytes), float64(e.DecodedBytes)} {
+			if !finiteNonNeg(v) {
+				return fmt.Errorf("epoch: figure %g is negative or implausible", v)
+			}
+		}
+		setLabel(&e.Storage, label)
+		ds.Epochs = append(ds.Epochs, e)
+	case "shuffle-quality":
+		var q Quality
+		if err := decode(b, &q); err != nil {
+			return err
+		}
+		if q.Shuffle == "" || q.Records <= 0 {
+			return errors.New(`shuffle-quality: needs "shuffle" and "records" > 0`)
+		}
+		ds.Qualities = append(ds.Qualities, q)
+	case "residual":
+		var r Residual
+		if err := decode(b, &r); err != nil {
+			return err
+		}
+		ds.Residuals = append(ds.Residuals, r)
+	case "fit":
+		var f Fit
+		if err := decode(b, &f); err != nil {
+			return err
+		}
+		ds.Fits = append(ds.Fits, f)
+	case "prediction":
+		var p Prediction
+		if err := decode(b, &p); err != nil {
+			return err
+		}
+		ds.Predictions = append(ds.Predictions, p)
 	case "machine":
 		var f map[string]any
 		if err := json.Unmarshal(b, &f); err != nil {

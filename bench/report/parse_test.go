@@ -16,12 +16,27 @@ func TestParseRecords(t *testing.T) {
 		`{"type":"peer","round":1,"peer":"caffe","ranks":4,"cache":"cold","mb_per_s":700}`,
 		`{"type":"au-search","workload":"resnet50","threshold":0.9,"max_accelerators_per_node":12,"nodes":1}`,
 		`{"type":"summary","anything":[1,2]}`,
+		`{"type":"result","round":1,"mode":"default","contender":"default/global","epochs":3,"ranks":8,"cache":"cold","mb_per_s":1}`,
+		`{"type":"epoch","kind":"mode","contender":"default/global","cache":"cold","ranks":8,"epoch":1,"storage_bytes":0}`,
+		`{"type":"shuffle-quality","shuffle":"global","records":100,"same_batch_adjacent":0.1}`,
+		`{"type":"fit","observations":3}`,
+		`{"type":"residual","set":"held-out","contender":"caffe","nodes":8}`,
+		`{"type":"prediction","contender":"default","nodes":4,"mb_per_s":10}`,
 		`{"type":"something-new"}`,
 	}, "\n")
 	var ds Dataset
 	if err := Parse(strings.NewReader(in), "in.jsonl", "", &ds); err != nil {
 		t.Fatal(err)
 	}
+	if len(ds.Epochs) != 1 || len(ds.Qualities) != 1 || len(ds.Fits) != 1 || len(ds.Residuals) != 1 || len(ds.Predictions) != 1 {
+		t.Errorf("counts: epochs %d qualities %d fits %d residuals %d predictions %d",
+			len(ds.Epochs), len(ds.Qualities), len(ds.Fits), len(ds.Residuals), len(ds.Predictions))
+	}
+	// A contender is named by its contender field where the line has one.
+	if r := ds.Results[2]; r.Mode != "default/global" || r.Epochs != 3 {
+		t.Errorf("result 2 = %+v", r)
+	}
+	ds.Results = ds.Results[:2]
 	if len(ds.Results) != 2 || len(ds.Limits) != 1 || len(ds.Peers) != 1 || len(ds.AUSearches) != 1 || len(ds.Machines) != 1 {
 		t.Fatalf("counts: results %d limits %d peers %d au %d machines %d",
 			len(ds.Results), len(ds.Limits), len(ds.Peers), len(ds.AUSearches), len(ds.Machines))
@@ -78,6 +93,9 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"limit without cache", `{"type":"limit","mb_per_s":1}`, "limit"},
 		{"peer without ranks", `{"type":"peer","peer":"caffe","cache":"cold"}`, "peer"},
 		{"au-search without workload", `{"type":"au-search"}`, "au-search"},
+		{"epoch without contender", `{"type":"epoch","cache":"cold","ranks":1}`, "epoch"},
+		{"epoch with a negative figure", `{"type":"epoch","contender":"default","cache":"cold","ranks":1,"storage_bytes":-1}`, "negative"},
+		{"shuffle-quality without shuffle", `{"type":"shuffle-quality","records":10}`, "shuffle-quality"},
 		{"array", `[1,2]`, "not a JSON object"},
 	}
 	for _, tc := range tests {

@@ -72,6 +72,10 @@ func Figures(rep *Report) ([]Figure, error) {
 		ts := filter(rep.Studies, func(s StudyTable) bool { return s.Group == g })
 		figs = append(figs, studyFigure(ts, "stacked_study"+suffix(g, multi)))
 	}
+	for _, t := range rep.Epochs {
+		name := fmt.Sprintf("epochs_%s_%s_%d", fileSafe(orDash(t.Storage)), fileSafe(t.Consumer), t.Ranks)
+		figs = append(figs, epochFigure(t, name+"_"+fileSafe(t.Cache)))
+	}
 	if len(rep.FirstBatch) > 0 {
 		f, err := firstBatchFigure(rep.FirstBatch, "first_batch_vs_ranks")
 		if err != nil {

@@ -1,11 +1,17 @@
 package main
 
 // Result is one "result" line: one loader mode measured once (one round) at
-// one rank count and cache state.
+// one rank count and cache state. Mode is the contender's name: the line's
+// "contender" where it has one (a mode with its shuffle, locality or
+// stagger, "default/global/locality-off"), else its "mode".
 type Result struct {
 	Storage          string  `json:"storage"`
 	Round            int     `json:"round"`
 	Mode             string  `json:"mode"`
+	Contender        string  `json:"contender"`
+	Shuffle          string  `json:"shuffle"`
+	Epochs           int     `json:"epochs"`
+	Format           string  `json:"format"`
 	Ranks            int     `json:"ranks"`
 	Nodes            int     `json:"nodes"`
 	Cache            string  `json:"cache"`
@@ -61,6 +67,7 @@ type Peer struct {
 	Storage         string  `json:"storage"`
 	Round           int     `json:"round"`
 	Peer            string  `json:"peer"`
+	Epochs          int     `json:"epochs"` // older runs read one and did not say
 	Ranks           int     `json:"ranks"`
 	Cache           string  `json:"cache"`
 	Consumer        string  `json:"consumer"` // older runs had none (see parse.go)
@@ -97,13 +104,102 @@ type Machine struct {
 	Fields  map[string]any
 }
 
+// Epoch is one "epoch" line: one epoch of a mode (Kind "mode") or of a
+// peer (Kind "peer") in one measurement.
+type Epoch struct {
+	Storage           string  `json:"storage"`
+	Kind              string  `json:"kind"`
+	Round             int     `json:"round"`
+	Contender         string  `json:"contender"`
+	Shuffle           string  `json:"shuffle"`
+	Format            string  `json:"format"`
+	Ranks             int     `json:"ranks"`
+	Nodes             int     `json:"nodes"`
+	Cache             string  `json:"cache"`
+	Consumer          string  `json:"consumer"`
+	Epochs            int     `json:"epochs"`
+	Cores             int     `json:"cores"`
+	Epoch             int     `json:"epoch"`
+	Records           int64   `json:"records"`
+	Bytes             int64   `json:"bytes"`
+	Seconds           float64 `json:"seconds"`
+	MBPerS            float64 `json:"mb_per_s"`
+	StorageBytes      int64   `json:"storage_bytes"`
+	StorageCountedBy  string  `json:"storage_counted_by"`
+	ExchangeBytes     int64   `json:"exchange_bytes"`
+	CacheHitRate      float64 `json:"cache_hit_rate"`
+	FileBytes         int64   `json:"file_bytes"`
+	ReadAmplification float64 `json:"read_amplification"`
+	StallS            float64 `json:"stall_s"`
+	DecodedBytes      int64   `json:"decoded_bytes"`
+	DecodeSeconds     float64 `json:"decode_seconds"`
+	DecodeMBPerS      float64 `json:"decode_mb_per_s"`
+}
+
+// Quality is one "shuffle-quality" line of lmdbio shuffle-quality.
+type Quality struct {
+	Shuffle            string  `json:"shuffle"`
+	Locality           string  `json:"locality"`
+	Records            int     `json:"records"`
+	Nodes              int     `json:"nodes"`
+	Learners           int     `json:"learners"`
+	GlobalBatch        int     `json:"global_batch"`
+	Epochs             int     `json:"epochs"`
+	SameBatch          float64 `json:"same_batch_adjacent"`
+	SameBatchIdeal     float64 `json:"same_batch_ideal"`
+	Displacement       float64 `json:"mean_displacement"`
+	DisplacementIdeal  float64 `json:"displacement_ideal"`
+	SameBatchNextEpoch float64 `json:"same_batch_next_epoch"`
+	CrossNode          float64 `json:"cross_node"`
+}
+
+// Residual is one "residual" line of lmdbio model fit --json: a run's
+// measured and predicted time, fitted on or held out.
+type Residual struct {
+	Set          string  `json:"set"`
+	Source       string  `json:"source"` // FILE:LINE of the bench line
+	Stagger      int     `json:"stagger"`
+	Contender    string  `json:"contender"`
+	Nodes        int     `json:"nodes"`
+	RanksPerNode int     `json:"ranks_per_node"`
+	Consumer     string  `json:"consumer"`
+	Measured     float64 `json:"measured_s"`
+	Predicted    float64 `json:"predicted_s"`
+	Error        float64 `json:"error"`
+}
+
+// Fit is the "fit" line of lmdbio model fit --json.
+type Fit struct {
+	Observations  int      `json:"observations"`
+	Free          []string `json:"free"`
+	RMS           float64  `json:"rms"`
+	HeldOut       int      `json:"held_out"`
+	HeldOutWithin int      `json:"held_out_within_15_percent"`
+	HeldOutWorst  float64  `json:"held_out_worst_error"`
+	Synthetic     bool     `json:"synthetic"`
+}
+
+// Prediction is one "prediction" line of lmdbio model predict --json.
+type Prediction struct {
+	Contender    string  `json:"contender"`
+	Nodes        int     `json:"nodes"`
+	RanksPerNode int     `json:"ranks_per_node"`
+	MBPerS       float64 `json:"mb_per_s"`
+	Bottleneck   string  `json:"bottleneck"`
+}
+
 // Dataset is everything read from the inputs, in input order.
 type Dataset struct {
-	Results    []Result
-	Limits     []Limit
-	Peers      []Peer
-	AUSearches []AUSearch
-	Machines   []Machine
+	Results     []Result
+	Limits      []Limit
+	Peers       []Peer
+	AUSearches  []AUSearch
+	Machines    []Machine
+	Epochs      []Epoch
+	Qualities   []Quality
+	Residuals   []Residual
+	Fits        []Fit
+	Predictions []Prediction
 	// Inputs names each input and its label, for the report's header.
 	Inputs []string
 	// Notes say how lines from older runs were read.

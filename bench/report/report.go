@@ -27,25 +27,42 @@ type Report struct {
 	FirstBatch []FirstBatchTable
 	AU         []AURow
 	AUSearches []AUSearch
+	Epochs     []EpochTable
+	ReadAmp    []ReadAmpTable
+	Decode     []DecodeRow
+	Quality    []Quality
+	Fits       []Fit
+	Residuals  []Residual
+	Predict    PredictionTable
 }
 
 // Build computes every table from ds. It is a pure function of its inputs.
 func Build(ds *Dataset, opt Options) *Report {
 	lim := buildLimits(ds.Limits)
 	loading := loaderResults(ds.Results)
-	keys, byGroup := groups(loading, ds.Peers)
+	// Runs of several epochs have tables of their own (buildEpochTables):
+	// their MB/s cover every epoch, warm ones included.
+	onePeers := filter(ds.Peers, func(p Peer) bool { return p.Epochs <= 1 })
+	keys, byGroup := groups(loading, onePeers)
 	rep := &Report{
 		Machine:    machineLines(ds.Machines, opt.Machine),
 		Inputs:     ds.Inputs,
 		Notes:      ds.Notes,
 		Limits:     lim,
-		Peers:      buildPeers(ds.Peers, byGroup, lim),
+		Peers:      buildPeers(onePeers, byGroup, lim),
 		AU:         buildAU(ds.Results),
 		AUSearches: sortedAUSearches(ds.AUSearches),
+		Epochs:     buildEpochTables(ds.Epochs),
+		ReadAmp:    buildReadAmp(ds.Epochs),
+		Decode:     buildDecode(ds.Epochs, lim),
+		Quality:    ds.Qualities,
+		Fits:       ds.Fits,
+		Residuals:  ds.Residuals,
+		Predict:    buildPredictions(ds.Predictions),
 	}
 	for _, g := range keys {
 		rs := byGroup[g]
-		peers := filter(ds.Peers, func(p Peer) bool { return p.Storage == g.Storage && p.Consumer == g.Consumer })
+		peers := filter(onePeers, func(p Peer) bool { return p.Storage == g.Storage && p.Consumer == g.Consumer })
 		if len(rs) > 0 {
 			rep.Studies = append(rep.Studies, buildStudies(g, rs, lim, opt.StudyRanks)...)
 		}

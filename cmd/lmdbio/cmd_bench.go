@@ -11,6 +11,8 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/bench"
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
+	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -19,6 +21,9 @@ import (
 type benchOptions struct {
 	loader      loaderFlags
 	modes       string
+	shuffles    string // --shuffle, a list here
+	localities  string // --locality, a list here
+	staggers    string // --stagger, a list here
 	ranks       string
 	cache       string
 	consumer    string
@@ -36,8 +41,13 @@ type benchOptions struct {
 // stack, so lmm+dio+prov+coal+stag is left out rather than measured twice.
 const benchModesDefault = "lmdb,lmm,lmm+dio,lmm+dio+prov,lmm+dio+prov+coal,default"
 
+// benchModesHDF5 is the default for HDF5 files: the modes that read them
+// (those with an index).
+const benchModesHDF5 = "lmm+dio+prov,lmm+dio+prov+coal,default"
+
 func newBenchCommand() *cobra.Command {
 	opt := benchOptions{modes: benchModesDefault, cache: "cold,warm", consumer: "touch,sha256", rounds: 3,
+		shuffles: "none", localities: "on", staggers: fmt.Sprint(loader.DefaultStagger),
 		probes:      benchProbesDefault(),
 		peerWorkers: 8, python: "/usr/bin/python3", workload: "none"}
 	cmd := &cobra.Command{
@@ -81,7 +91,26 @@ contender whose median exceeds the limit by more than the noise band (the
 larger of both spreads and 10%) is flagged above_limit in its summary line.
 --peers runs other loaders from --peers-dir over the same dataset as
 subprocesses (torch-readahead, torch-noreadahead: PyTorch DataLoader over
-py-lmdb; caffe: a Caffe-MPI-style reader on every rank).
+py-lmdb; caffe: a Caffe-MPI-style reader on every rank; for HDF5 files
+torch-h5py and torch-h5py-noshuffle: PyTorch DataLoader over h5py, one
+h5py.File per worker). Torch peers read as many epochs as --epochs.
+
+--shuffle, --locality and --stagger take lists here: every mode that reads
+through the index is measured with every shuffle (each chunk or global
+shuffle with every locality), and the full stack with every stagger; each
+such combination is a contender of its own, named like
+default/global/locality-off or default/stagger-2. Modes that read by
+cursor (lmdb, lmm, lmm+dio) have no shuffle and run in the file's order.
+HDF5 files (--dataset, --labels) are read in the modes with an index, which
+are the default modes for them.
+
+Every epoch of every contender gets its figures (an "epoch" line): its share
+of the window, the bytes the node readers read from storage (and that over
+the data file's size: the read amplification), the bytes exchanged between
+nodes, the share of records served from the node caches, the learners'
+wait for data (stall) and, for HDF5 chunks, the bytes decoded and the
+decoders' rate per core. Peers report their epochs' times, their wait for
+batches and their processes' block input from storage.
 
 --workload resnet50|unet3d|cosmoflow emulates the accelerators of the
 DLIO / MLPerf Storage workloads: its batch size, and after every batch a sleep
@@ -93,15 +122,15 @@ from 1 to the job's size.
 
 Every contender must deliver the same records and bytes, and with consumer
 sha256 the same digest as lmdbio digest; a disagreement is an error. --json
-prints one object per line (types result, limit, peer, au-search, summary,
-ratio).`,
+prints one object per line (types result, epoch, limit, peer, au-search,
+summary, ratio).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := opt.config(args[0], cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return runBench(cfg)
+			return benchRunner(cfg)
 		},
 	}
 	f := cmd.Flags()
@@ -109,11 +138,17 @@ ratio).`,
 	loaderSet := pflag.NewFlagSet("loader", pflag.ContinueOnError)
 	opt.loader.register(loaderSet, assign.Keep.String())
 	loaderSet.VisitAll(func(fl *pflag.Flag) {
-		if fl.Name != "mode" {
+		switch fl.Name {
+		case "mode", "shuffle", "locality", "stagger": // lists here
+		default:
 			f.AddFlag(fl)
 		}
 	})
-	f.StringVar(&opt.modes, "modes", opt.modes, "modes to measure, comma-separated: "+strings.Join(loader.ModeNames(), ", ")+", default")
+	f.StringVar(&opt.modes, "modes", opt.modes, "modes to measure, comma-separated: "+strings.Join(loader.ModeNames(), ", ")+
+		", default (for HDF5: "+benchModesHDF5+")")
+	f.StringVar(&opt.shuffles, "shuffle", opt.shuffles, "orders of every epoch to measure, comma-separated: "+strings.Join(sampler.ShuffleNames(), ", "))
+	f.StringVar(&opt.localities, "locality", opt.localities, "locality-aware assignment for chunk and global, comma-separated: on, off")
+	f.StringVar(&opt.staggers, "stagger", opt.staggers, "node readers on storage at once (with the stag optimisation), comma-separated")
 	f.StringVar(&opt.ranks, "ranks", "", "rank counts to measure, comma-separated (default: the job's size; with --workload 1 to the job's size)")
 	f.StringVar(&opt.cache, "page-cache", opt.cache, "page cache states to measure: cold (dropped first), warm or both")
 	f.StringVar(&opt.consumer, "consumer", opt.consumer, "what learners do with each record, comma-separated, each run by every contender: touch (a byte in every page), sha256 (digest) or none")
@@ -128,16 +163,25 @@ ratio).`,
 	return cmd
 }
 
-// benchMode is one loader mode under the name the user gave it.
+// benchRunner runs a checked bench command line (tests look at it instead).
+var benchRunner = runBench
+
+// benchMode is one contender of lmdbio's: a loader mode under the name the
+// user gave it, with the order of its epochs and its stagger.
 type benchMode struct {
-	name string
-	mode loader.Mode
+	name     string
+	mode     loader.Mode
+	shuffle  sampler.Shuffle
+	locality loader.Switch
+	stagger  int
+	label    string // the contender's name: name, then what is not the default
 }
 
 // benchConfig is a checked bench command line.
 type benchConfig struct {
 	path        string
-	lopt        loader.Options // without Topology and Mode
+	format      source.Format
+	lopt        loader.Options // without Topology, Mode, Shuffle, Locality and Stagger
 	modes       []benchMode
 	ranks       []int // nil: decided from the job's size
 	caches      []string
@@ -166,7 +210,15 @@ func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, e
 		return benchConfig{}, usagef("--remainder %s: the peers read every record (keep); leave --remainder out with --peers", lopt.Remainder)
 	}
 	cfg := benchConfig{path: path, lopt: lopt, rounds: o.rounds, peerWorkers: o.peerWorkers, python: o.python, json: o.json}
-	if cfg.modes, err = parseBenchModes(o.modes); err != nil {
+	cfg.format = source.LMDB
+	if f, err := source.Detect(path); err == nil {
+		cfg.format = f // else the job's start says what is wrong with the path
+	}
+	modes := o.modes
+	if cfg.format == source.HDF5 && !flags.Changed("modes") {
+		modes = benchModesHDF5
+	}
+	if cfg.modes, err = o.contenders(modes, cfg.format, &cfg.warnings); err != nil {
 		return cfg, err
 	}
 	if o.ranks != "" {
@@ -192,6 +244,9 @@ func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, e
 		}
 		if o.peerWorkers < 0 {
 			return cfg, usagef("--peer-workers %d: want 0 or more", o.peerWorkers)
+		}
+		if err := checkPeers(cfg.peers, cfg.format, lopt.Epochs); err != nil {
+			return cfg, err
 		}
 		if cfg.peersDir, err = findPeersDir(o.peersDir, cfg.peers); err != nil {
 			return cfg, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/bench"
@@ -21,8 +22,7 @@ func (r *benchRun) measureMode(s benchStep) {
 	if g.topo == nil {
 		return // not taking part: wait at the next step's barrier
 	}
-	lopt := r.cfg.lopt
-	lopt.Mode = s.mode.mode
+	lopt := s.mode.options(r.cfg.lopt)
 	sample, err := measureLearner(r.cfg.path, g.topo, lopt, s.consumer, r.cfg.workload)
 	sample.ProcessStartup = r.processStartup
 	if err != nil {
@@ -35,6 +35,8 @@ func (r *benchRun) measureMode(s benchStep) {
 	}
 	res := bench.Summarize(samples, r.cfg.workload.Enabled())
 	res.Round, res.Mode, res.Ranks, res.Nodes, res.Cache = s.round, s.mode.name, s.ranks, g.topo.Nodes, s.cache
+	res.Contender, res.Shuffle, res.Locality, res.Seed = s.mode.label, lopt.Shuffle.String(), lopt.Locality.String(), lopt.Seed
+	res.Format, res.FileBytes = string(r.cfg.format), r.fileBytes
 	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
 	res.Consumer, res.Workload, res.Batch, res.Epochs = s.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
 	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
@@ -45,7 +47,13 @@ func (r *benchRun) measureMode(s benchStep) {
 		res.Digest = bench.FormatDigest(res.DigestSum())
 	}
 	r.out.result(res)
-	r.check(bench.Delivery{Name: fmt.Sprintf("mode %s on %d ranks (round %d, %s, %s)", s.mode.name, s.ranks, s.round, s.cache, s.consumer),
+	for _, f := range bench.SummarizeEpochs(samples, r.fileBytes, lopt.Mode.PROV) {
+		r.out.epoch(bench.Epoch{Type: bench.TypeEpoch, Kind: "mode", Round: s.round, Contender: res.Contender, Mode: res.Mode,
+			Shuffle: res.Shuffle, Locality: res.Locality, Format: res.Format, Ranks: res.Ranks, Nodes: res.Nodes,
+			RanksPerNode: res.RanksPerNode, Cache: s.cache, Consumer: res.Consumer, Epochs: res.Epochs, Cores: runtime.GOMAXPROCS(0),
+			EpochFigures: f})
+	}
+	r.check(bench.Delivery{Name: fmt.Sprintf("%s on %d ranks (round %d, %s, %s)", s.mode.label, s.ranks, s.round, s.cache, s.consumer),
 		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
 }
 
@@ -152,6 +160,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	con := bench.NewConsumer(kind)
 	_ = bench.ResetPeakRSS() // without it the peak would be the process's so far
 	io0, ioErr := bench.SelfIO()
+	ioEpoch := io0
 	if err := topo.World.Barrier(); err != nil {
 		return s, fmt.Errorf("bench: %w", err)
 	}
@@ -165,10 +174,14 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	first := true
 	ctx := context.Background()
 	for epoch := 0; epoch < lopt.Epochs; epoch++ {
+		e := bench.EpochSample{Epoch: ld.Epoch()}
+		var epochStall time.Duration
 		for {
 			t := time.Now()
 			b, err := ld.Next(ctx)
-			stall += time.Since(t)
+			wait := time.Since(t)
+			stall += wait
+			epochStall += wait
 			if first {
 				s.FirstBatch, first = time.Since(t0).Seconds(), false
 			}
@@ -182,15 +195,29 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 			s.Batches++
 			for i := range b.Keys {
 				con.Consume(b.Keys[i], b.Values[i])
+				e.Bytes += int64(len(b.Values[i]))
 			}
+			e.Records += int64(len(b.Keys))
 			if w.Enabled() {
 				compute += w.Compute
 				slept += emulateCompute(compute - slept)
 			}
 		}
+		e.End, e.Stall = time.Since(t0).Seconds(), epochStall.Seconds()
+		if now, err := bench.SelfIO(); err == nil && ioErr == nil {
+			e.ReadBytes = now.Sub(ioEpoch).ReadBytes
+			ioEpoch = now
+		}
+		s.Epochs = append(s.Epochs, e)
 	}
 	s.Wall = time.Since(t0).Seconds()
-	s.Shm = ld.ArenaBytes()
+	for i := range s.Epochs {
+		e := &s.Epochs[i]
+		st := ld.EpochStats(e.Epoch)
+		e.StorageBytes, e.ExchangeBytes, e.CacheHits = st.StorageBytes, st.ExchangeBytes, st.CacheHits
+		e.DecodedBytes, e.DecodeSeconds = st.DecodedBytes, st.DecodeSeconds
+	}
+	s.Shm, s.NodeCache = ld.ArenaBytes(), ld.CacheBytes()
 	s.LoaderIO = ld.Stats().Reads
 	tc := time.Now()
 	if err := ld.Close(); err != nil {
@@ -205,4 +232,11 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	}
 	s.RSS, _ = bench.PeakRSS()
 	return s, nil
+}
+
+// options are the loader's options for contender m: base with its mode,
+// shuffle, locality and stagger.
+func (m benchMode) options(base loader.Options) loader.Options {
+	base.Mode, base.Shuffle, base.Locality, base.Stagger = m.mode, m.shuffle, m.locality, m.stagger
+	return base
 }

@@ -44,11 +44,11 @@ func (o *benchOutput) emit(v any) {
 func (o *benchOutput) row(round int, cache string, ranks, nodes string, name, consumer string, sps, mbps, frac, startup, first, stall float64) {
 	o.progress.clear()
 	if !o.header {
-		fmt.Fprintf(o.w, "%-5s %-6s %5s %5s  %-24s %-8s %10s %9s %7s %9s %8s %8s\n",
+		fmt.Fprintf(o.w, "%-5s %-6s %5s %5s  %-28s %-8s %10s %9s %7s %9s %8s %8s\n",
 			"round", "cache", "ranks", "nodes", "contender", "consumer", "samples/s", "MB/s", "×limit", "startup/s", "first/s", "stall/s")
 		o.header = true
 	}
-	fmt.Fprintf(o.w, "%-5d %-6s %5s %5s  %-24s %-8s %10s %9s %7s %9s %8s %8s\n", round, cache, ranks, nodes, name, consumer,
+	fmt.Fprintf(o.w, "%-5d %-6s %5s %5s  %-28s %-8s %10s %9s %7s %9s %8s %8s\n", round, cache, ranks, nodes, name, consumer,
 		num(sps, 0), num(mbps, 1), num(frac, 2), num(startup, 3), num(first, 3), num(stall, 3))
 }
 
@@ -79,13 +79,33 @@ func (o *benchOutput) result(r bench.Result) {
 	if frac == 0 {
 		frac = -1
 	}
-	name := r.Mode
+	name := r.Contender
 	if r.Workload != "none" {
-		name = fmt.Sprintf("%s AU %.2f", r.Mode, r.AUMin)
+		name = fmt.Sprintf("%s AU %.2f", r.Contender, r.AUMin)
 	}
 	o.row(r.Round, r.Cache, fmt.Sprint(r.Ranks), fmt.Sprint(r.Nodes), name, r.Consumer, r.SamplesPerS, r.MBPerS, frac,
 		r.StartupS, r.FirstBatchMax, r.StallS)
 }
+
+// epoch prints one epoch of the contender on the line before: a JSON line,
+// or an indented row under it.
+func (o *benchOutput) epoch(e bench.Epoch) {
+	if o.json {
+		o.emit(e)
+		return
+	}
+	o.progress.clear()
+	fmt.Fprintf(o.w, "      epoch %-3d %8.3f s %9.1f MB/s  storage %s (%s× file)  exchange %s  cache hits %3.0f%%  stall %.3f s",
+		e.Epoch, e.Seconds, e.MBPerS, gigabytes(e.StorageBytes), num(e.ReadAmplification, 2), gigabytes(e.ExchangeBytes),
+		100*e.CacheHitRate, e.StallS)
+	if e.DecodedBytes > 0 {
+		fmt.Fprintf(o.w, "  decoded %s at %.0f MB/s per core", gigabytes(e.DecodedBytes), e.DecodeMBPerS)
+	}
+	fmt.Fprintln(o.w)
+}
+
+// gigabytes formats a byte count in GB (10^9 bytes).
+func gigabytes(n int64) string { return fmt.Sprintf("%.3f GB", float64(n)/1e9) }
 
 func (o *benchOutput) peer(p bench.Peer) {
 	o.peers = append(o.peers, p)
@@ -142,7 +162,7 @@ func (o *benchOutput) series() []*benchSeries {
 		}
 	}
 	for _, r := range o.results {
-		s := find("mode", r.Mode, r.Consumer, r.Ranks, r.Cache)
+		s := find("mode", r.Contender, r.Consumer, r.Ranks, r.Cache)
 		s.nodes = r.Nodes
 		s.mbps, s.sps, s.frac = append(s.mbps, r.MBPerS), append(s.sps, r.SamplesPerS), append(s.frac, r.FractionOfLimit)
 		s.first, s.stall, s.au = append(s.first, r.FirstBatchMax), append(s.stall, r.StallS), append(s.au, r.AUMin)
@@ -248,14 +268,14 @@ func (o *benchOutput) summarize(s *benchSeries) bench.Summary {
 func (o *benchOutput) ratios(series []*benchSeries) {
 	best := ""
 	for _, m := range o.cfg.modes {
-		if m.mode == loader.DefaultMode {
-			best = m.name
+		if m.mode == loader.DefaultMode && m.label == m.name {
+			best = m.name // the default mode, unshuffled, with the default stagger
 		}
 	}
 	var baseline string
 	for _, m := range o.cfg.modes {
 		if m.mode.Caffe {
-			baseline = m.name
+			baseline = m.label
 		}
 	}
 	if best == "" {

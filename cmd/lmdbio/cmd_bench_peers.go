@@ -13,17 +13,47 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // benchPeerNames are the other loaders bench can run beside lmdbio's modes.
-var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "caffe"}
+var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "caffe",
+	"torch-h5py", "torch-h5py-noshuffle"}
 
 // benchPeerScript is the script in the peers directory that runs peer p.
 func benchPeerScript(p string) string {
-	if p == "caffe" {
+	switch p {
+	case "caffe":
 		return "caffe_lmdb.py"
+	case "torch-h5py", "torch-h5py-noshuffle":
+		return "torch_h5py.py"
 	}
 	return "torch_lmdb.py"
+}
+
+// benchPeerFormat is the format of the datasets peer p reads.
+func benchPeerFormat(p string) source.Format {
+	if benchPeerScript(p) == "torch_h5py.py" {
+		return source.HDF5
+	}
+	return source.LMDB
+}
+
+// benchPeerEpochs reports whether peer p reads several epochs (--epochs).
+func benchPeerEpochs(p string) bool { return p != "caffe" }
+
+// checkPeers refuses peers that cannot read the dataset's format or the
+// run's epochs: they would not do the contenders' work.
+func checkPeers(peers []string, format source.Format, epochs int) error {
+	for _, p := range peers {
+		if f := benchPeerFormat(p); f != format {
+			return usagef("--peers %s reads %s files; the dataset is %s", p, f, format)
+		}
+		if epochs > 1 && !benchPeerEpochs(p) {
+			return usagef("--peers %s reads one epoch, as Caffe does; leave it out with --epochs %d", p, epochs)
+		}
+	}
+	return nil
 }
 
 // benchPeerPerRank reports whether a peer runs one process per rank (as
@@ -51,6 +81,21 @@ func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []s
 			ra = "off"
 		}
 		args = append(args, "--workers", strconv.Itoa(r.cfg.peerWorkers), "--readahead", ra)
+	case "torch-h5py", "torch-h5py-noshuffle":
+		shuffle := "on"
+		if p == "torch-h5py-noshuffle" {
+			shuffle = "off"
+		}
+		args = append(args, "--workers", strconv.Itoa(r.cfg.peerWorkers), "--shuffle", shuffle)
+		if r.cfg.lopt.Dataset != "" {
+			args = append(args, "--dataset", r.cfg.lopt.Dataset)
+		}
+		if r.cfg.lopt.Labels != "" {
+			args = append(args, "--labels", r.cfg.lopt.Labels)
+		}
+	}
+	if benchPeerEpochs(p) {
+		args = append(args, "--epochs", strconv.Itoa(r.cfg.lopt.Epochs))
 	}
 	return append(args, "--consumer", c.String(), "--batch", strconv.Itoa(r.cfg.lopt.Batch), r.cfg.path)
 }
@@ -98,12 +143,30 @@ func (r *benchRun) measurePeer(s benchStep) {
 	if g := r.groups[s.ranks]; benchPeerPerRank(s.peer) && g.topo != nil {
 		nodes = g.topo.Nodes
 	}
-	r.out.peer(r.peerLine(s, nodes, runs))
+	p, epochs := r.peerLine(s, nodes, runs)
+	r.out.peer(p)
+	perNode := (p.Ranks + max(p.Nodes, 1) - 1) / max(p.Nodes, 1)
+	for _, f := range epochs {
+		r.out.epoch(bench.Epoch{Type: bench.TypeEpoch, Kind: "peer", Round: s.round, Contender: s.peer, Peer: s.peer,
+			Shuffle: benchPeerShuffle(s.peer), Format: string(r.cfg.format), Ranks: p.Ranks, Nodes: p.Nodes,
+			RanksPerNode: perNode, Cache: s.cache, Consumer: p.Consumer, Epochs: p.Epochs, EpochFigures: f})
+	}
 }
 
-// peerLine adds up the processes of one peer measurement. Its window is the
-// slowest process's, from its start to its last batch, as for the modes.
-func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) bench.Peer {
+// benchPeerShuffle is the order peer p reads in: global (DataLoader's
+// shuffle=True), or none (the file's order).
+func benchPeerShuffle(p string) string {
+	switch p {
+	case "caffe", "torch-h5py-noshuffle":
+		return "none"
+	}
+	return "global"
+}
+
+// peerLine adds up the processes of one peer measurement, and its epochs.
+// Its window is the slowest process's, from its start to its last batch,
+// as for the modes.
+func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) (bench.Peer, []bench.EpochFigures) {
 	lines := make([]bench.PeerLine, len(runs))
 	p := bench.Peer{Type: bench.TypePeer, Round: s.round, Peer: s.peer, Ranks: s.ranks, Nodes: nodes, Cache: s.cache,
 		Consumer: s.consumer.String(), Processes: len(runs)}
@@ -131,9 +194,17 @@ func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) bench.Peer {
 	if t.Consumer != s.consumer.String() {
 		r.job.fail(fmt.Errorf("peer %s: ran consumer %q, asked for %s (an old peer script?)", s.peer, t.Consumer, s.consumer))
 	}
+	p.Epochs = t.EpochCount()
+	if want := r.cfg.lopt.Epochs; benchPeerEpochs(s.peer) && p.Epochs != want {
+		r.job.fail(fmt.Errorf("peer %s: read %d epochs, asked for %d (an old peer script?)", s.peer, p.Epochs, want))
+	}
+	epochs := bench.PeerEpochFigures(t, r.fileBytes)
+	for _, e := range epochs {
+		p.StorageBytes += e.StorageBytes
+	}
 	r.check(bench.Delivery{Name: fmt.Sprintf("peer %s on %d ranks (round %d, %s, %s)", s.peer, s.ranks, s.round, s.cache, s.consumer),
-		Epochs: 1, Records: t.Records, Bytes: t.Bytes, Digest: t.Digest, HasDigest: hasDigest})
-	return p
+		Epochs: p.Epochs, Records: t.Records, Bytes: t.Bytes, Digest: t.Digest, HasDigest: hasDigest})
+	return p, epochs
 }
 
 // runPeerProcess runs one peer process to its end. Its standard error goes

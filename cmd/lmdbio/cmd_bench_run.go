@@ -10,6 +10,7 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 	"github.com/lmdbio/lmdbio/pkg/reader"
+	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -22,13 +23,14 @@ type benchGroup struct {
 
 // benchRun is one rank's state during lmdbio bench.
 type benchRun struct {
-	cfg      benchConfig
-	job      *mpiJob
-	dataPath string // the data file, for the limit (rank 0) and warming the cache (leaders)
-	ranks    []int
-	groups   map[int]*benchGroup
-	canDrop  bool // every node can drop its page cache
-	noDirect bool // the file system refused O_DIRECT for the limit
+	cfg       benchConfig
+	job       *mpiJob
+	dataPath  string // the data file, for the limit (rank 0) and warming the cache (leaders)
+	fileBytes int64  // its size, for the read amplification
+	ranks     []int
+	groups    map[int]*benchGroup
+	canDrop   bool // every node can drop its page cache
+	noDirect  bool // the file system refused O_DIRECT for the limit
 	// processStartup is this rank's time from its process start to the
 	// job's start (runtime, MPI_Init, topology): what a fresh process of
 	// a training job pays before it can open a loader.
@@ -80,7 +82,9 @@ func startBench(cfg benchConfig, command string) (*benchRun, error) {
 	}
 	if r.dataPath, err = lmdbfmt.DataPath(cfg.path); err != nil {
 		err = withPath(cfg.path, err)
-	} else if world.Rank() == 0 {
+	} else if st, serr := os.Stat(r.dataPath); serr != nil {
+		err = withPath(cfg.path, serr)
+	} else if r.fileBytes = st.Size(); world.Rank() == 0 {
 		for _, w := range cfg.warnings {
 			fmt.Fprintf(os.Stderr, "lmdbio %s: %s\n", command, w)
 		}
@@ -136,6 +140,9 @@ func processStartup() float64 {
 // prepareIndex makes sure the index exists, so that building it is not
 // timed as part of the first measurement (rank 0).
 func (r *benchRun) prepareIndex() error {
+	if r.cfg.format != source.LMDB {
+		return nil // HDF5 files carry their own layout
+	}
 	for _, m := range r.cfg.modes {
 		if m.mode.PROV {
 			if _, _, err := index.Load(r.cfg.path, r.cfg.lopt.Index); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/bench"
 	"github.com/lmdbio/lmdbio/pkg/bench/stats"
-	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/cobra"
 )
 
@@ -89,11 +88,7 @@ func (o *stallOptions) config(path string) (benchConfig, []float64, error) {
 	if err != nil {
 		return benchConfig{}, nil, err
 	}
-	mode, err := loader.ParseMode(o.loader.mode)
-	if err != nil {
-		return benchConfig{}, nil, usageError(err)
-	}
-	cfg := benchConfig{path: path, lopt: lopt, modes: []benchMode{{name: o.loader.mode, mode: mode}},
+	cfg := benchConfig{path: path, lopt: lopt, modes: []benchMode{singleBenchMode(o.loader.mode, lopt)},
 		caches: []string{"cold", "warm"}, rounds: o.rounds, json: o.json, wholeJob: true}
 	if o.rounds < 1 {
 		return cfg, nil, usagef("--rounds %d: want at least 1", o.rounds)

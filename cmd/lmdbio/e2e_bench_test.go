@@ -68,12 +68,17 @@ func benchExec(t *testing.T, env []string, name string, args ...string) string {
 // benchFields are the fields every line of a type must carry (the contract
 // the report generator reads).
 var benchFields = map[string][]string{
-	"result": {"round", "mode", "ranks", "nodes", "ranks_per_node", "cache", "consumer", "workload", "batch",
+	"result": {"round", "mode", "contender", "shuffle", "locality", "seed", "format", "file_bytes",
+		"ranks", "nodes", "ranks_per_node", "cache", "consumer", "workload", "batch",
 		"direct", "stagger", "io_depth", "window_bytes", "max_span_bytes", "samples", "bytes",
 		"seconds", "samples_per_s", "mb_per_s", "fraction_of_limit", "startup_s", "process_startup_s",
 		"first_batch_s_min", "first_batch_s_median",
 		"first_batch_s_max", "stall_s", "stall_s_mean", "read_bytes", "read_calls", "rss_max_bytes", "shm_bytes",
-		"digest", "au_min", "au_mean"},
+		"digest", "au_min", "au_mean", "node_cache_bytes", "storage_bytes", "exchange_bytes", "cache_hits"},
+	"epoch": {"kind", "round", "contender", "mode", "peer", "shuffle", "locality", "format", "ranks", "nodes", "ranks_per_node",
+		"cache", "consumer", "epochs", "cores", "epoch", "records", "bytes", "seconds", "end_s", "mb_per_s", "storage_bytes",
+		"storage_counted_by", "exchange_bytes", "cache_hits", "cache_hit_rate", "file_bytes", "read_amplification", "stall_s",
+		"stall_s_mean", "decoded_bytes", "decode_seconds", "decode_mb_per_s"},
 	"limit":   {"round", "cache", "probe", "direct", "streams", "depth", "request_bytes", "bytes", "seconds", "mb_per_s"},
 	"summary": {"name", "ranks", "cache", "consumer", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "rounds", "above_limit"},
 	"ratio":   {"name", "of", "to", "ranks", "cache", "consumer", "ratio"},
@@ -145,7 +150,51 @@ func TestE2EBenchJSON(t *testing.T) {
 	if len(modes) != 6 || !modes["lmdb"] || !modes["default"] || modes["lmm+dio+prov+coal+stag"] {
 		t.Errorf("modes measured: %v", modes)
 	}
-	if count["result"] != 24 || count["limit"] != 2 || count["summary"] < 24 || count["ratio"] < 2 {
-		t.Errorf("line counts %v; want 24 results, 2 limit probes, summaries and ratios", count)
+	if count["result"] != 24 || count["epoch"] != 24 || count["limit"] != 2 || count["summary"] < 24 || count["ratio"] < 2 {
+		t.Errorf("line counts %v; want 24 results and their epochs, 2 limit probes, summaries and ratios", count)
+	}
+}
+
+// TestE2EBenchEpochs: shuffled contenders over two epochs on two virtual
+// nodes: an epoch line per epoch, every record every epoch, and a second
+// epoch that reads nothing from storage (the node caches hold the dataset).
+func TestE2EBenchEpochs(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun is not on PATH")
+	}
+	bin := benchBinary(t)
+	dir := t.TempDir()
+	env := append(benchEnv(filepath.Join(dir, "cache")), "LMDBIO_RANKS_PER_NODE=1")
+	db := filepath.Join(dir, "db")
+	benchExec(t, env, bin, "gen", "--records", "120", "--size", "20KiB,4KiB", "--datum", "--out", db)
+	out := benchExec(t, env, mpirun, "-np", "2", "--oversubscribe", bin, "bench", "--rounds", "1", "--modes", "default",
+		"--shuffle", "none,global", "--locality", "on,off", "--epochs", "2", "--page-cache", "warm", "--consumer", "touch",
+		"--limit-probes", "none", "--batch", "8", "--json", db)
+	epochs := map[string][]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not a JSON line: %q: %v", line, err)
+		}
+		if m["type"] == "epoch" {
+			c := m["contender"].(string)
+			epochs[c] = append(epochs[c], m)
+		}
+	}
+	for _, c := range []string{"default", "default/global", "default/global/locality-off"} {
+		es := epochs[c]
+		if len(es) != 2 || es[0]["epoch"] != 0.0 || es[1]["epoch"] != 1.0 {
+			t.Fatalf("%s: epoch lines %v", c, es)
+		}
+		for _, e := range es {
+			if e["records"] != 120.0 || e["nodes"] != 2.0 || e["storage_counted_by"] != "loader" {
+				t.Errorf("%s: %v", c, e)
+			}
+		}
+		if a := es[0]["read_amplification"].(float64); a <= 0 || es[1]["storage_bytes"] != 0.0 || es[1]["cache_hit_rate"] != 1.0 {
+			t.Errorf("%s: epoch 0 read %v of the file; epoch 1 read %v bytes, cache hits %v", c, a, es[1]["storage_bytes"],
+				es[1]["cache_hit_rate"])
+		}
 	}
 }

@@ -52,6 +52,7 @@ memory.` + exitStatusHelp,
 		newBenchCommand(),
 		newModelCommand(),
 		newStallCommand(),
+		newShuffleQualityCommand(),
 		newVersionCommand(),
 	)
 	for _, c := range root.Commands() {

@@ -22,6 +22,20 @@ type PeerLine struct {
 	Loop           float64 // the epoch loop alone
 	Index          float64 // listing the keys before the loop (torch; 0 if not reported)
 	Total          float64 // process start to the result line (0 if not reported)
+	Epochs         []PeerEpoch
+}
+
+// PeerEpoch is one epoch as a peer reports it (peers that read one epoch
+// and predate the per-epoch report have none). Times count from the start
+// of the peer's process.
+type PeerEpoch struct {
+	Epoch        int     `json:"epoch"`
+	Records      int64   `json:"records"`
+	Bytes        int64   `json:"bytes"`
+	Seconds      float64 `json:"seconds"`       // from the end of the epoch before (the first: the loop's start) to its last record
+	End          float64 `json:"end_s"`         // process start to the epoch's last record
+	Stall        float64 `json:"stall_s"`       // the consumer's wait for batches
+	StorageBytes int64   `json:"storage_bytes"` // the kernel's block input of the peer's processes in the epoch
 }
 
 // ParsePeerLine finds the peer's result in its standard output: the last
@@ -36,17 +50,18 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 			continue
 		}
 		var raw struct {
-			Consumer       *string  `json:"consumer"`
-			Records        *int64   `json:"records"`
-			Bytes          *int64   `json:"bytes"`
-			Digest         string   `json:"digest"`
-			Seconds        *float64 `json:"seconds"`
-			FirstBatch     float64  `json:"first_batch_s"`
-			Startup        float64  `json:"startup_s"`
-			ProcessStartup float64  `json:"process_startup_s"`
-			Loop           float64  `json:"loop_s"`
-			Index          float64  `json:"index_s"`
-			Total          float64  `json:"total_s"`
+			Consumer       *string     `json:"consumer"`
+			Records        *int64      `json:"records"`
+			Bytes          *int64      `json:"bytes"`
+			Digest         string      `json:"digest"`
+			Seconds        *float64    `json:"seconds"`
+			FirstBatch     float64     `json:"first_batch_s"`
+			Startup        float64     `json:"startup_s"`
+			ProcessStartup float64     `json:"process_startup_s"`
+			Loop           float64     `json:"loop_s"`
+			Index          float64     `json:"index_s"`
+			Total          float64     `json:"total_s"`
+			Epochs         []PeerEpoch `json:"epochs"`
 		}
 		if err := json.Unmarshal(line, &raw); err != nil {
 			return PeerLine{}, fmt.Errorf("bench: peer result %.80q: %w", line, err)
@@ -56,7 +71,7 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 		}
 		l := PeerLine{Consumer: *raw.Consumer, Records: *raw.Records, Bytes: *raw.Bytes, Seconds: *raw.Seconds,
 			FirstBatch: raw.FirstBatch, Startup: raw.Startup, ProcessStartup: raw.ProcessStartup, Loop: raw.Loop,
-			Index: raw.Index, Total: raw.Total}
+			Index: raw.Index, Total: raw.Total, Epochs: raw.Epochs}
 		kind, err := ParseConsumer(l.Consumer)
 		if err != nil {
 			return PeerLine{}, fmt.Errorf("bench: peer result: %w: %w", err, ErrFormat)
@@ -68,8 +83,12 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 			}
 			l.Digest = d
 		}
-		for _, v := range []float64{float64(l.Records), float64(l.Bytes), l.Seconds, l.FirstBatch, l.Startup,
-			l.ProcessStartup, l.Loop, l.Index, l.Total} {
+		check := []float64{float64(l.Records), float64(l.Bytes), l.Seconds, l.FirstBatch, l.Startup,
+			l.ProcessStartup, l.Loop, l.Index, l.Total}
+		for _, e := range l.Epochs {
+			check = append(check, float64(e.Epoch), float64(e.Records), float64(e.Bytes), e.Seconds, e.End, e.Stall, float64(e.StorageBytes))
+		}
+		for _, v := range check {
 			if v < 0 {
 				return PeerLine{}, fmt.Errorf("bench: peer result %.80q: negative count or time: %w", line, ErrFormat)
 			}
@@ -95,6 +114,20 @@ func SumPeers(lines []PeerLine) PeerLine {
 		t.Loop = max(t.Loop, l.Loop)
 		t.Index = max(t.Index, l.Index)
 		t.Total = max(t.Total, l.Total)
+		for i, e := range l.Epochs {
+			if i == len(t.Epochs) {
+				t.Epochs = append(t.Epochs, PeerEpoch{Epoch: e.Epoch})
+			}
+			s := &t.Epochs[i]
+			s.Records += e.Records
+			s.Bytes += e.Bytes
+			s.StorageBytes += e.StorageBytes
+			s.Seconds, s.End, s.Stall = max(s.Seconds, e.Seconds), max(s.End, e.End), max(s.Stall, e.Stall)
+		}
 	}
 	return t
 }
+
+// EpochCount is the number of epochs the peer read: those it reported, or
+// one.
+func (l PeerLine) EpochCount() int { return max(len(l.Epochs), 1) }

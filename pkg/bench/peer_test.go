@@ -2,6 +2,7 @@ package bench
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -39,6 +40,16 @@ func TestParsePeerLine(t *testing.T) {
 		{name: "negative", out: `{"consumer":"touch","records":-1,"bytes":1,"seconds":1}`, wantErr: true},
 		{name: "negative start-up", out: `{"consumer":"touch","records":1,"bytes":1,"seconds":1,"startup_s":-1}`, wantErr: true},
 		{name: "broken json", out: `{"records":1,`, wantErr: true},
+		{
+			name: "epochs",
+			out: `{"consumer":"touch","records":4,"bytes":8,"seconds":3,"epochs":[` +
+				`{"epoch":0,"records":2,"bytes":4,"seconds":2,"end_s":2.5,"stall_s":1,"storage_bytes":4},` +
+				`{"epoch":1,"records":2,"bytes":4,"seconds":0.5,"end_s":3,"stall_s":0.1,"storage_bytes":0}]}`,
+			want: PeerLine{Consumer: "touch", Records: 4, Bytes: 8, Seconds: 3, Epochs: []PeerEpoch{
+				{Epoch: 0, Records: 2, Bytes: 4, Seconds: 2, End: 2.5, Stall: 1, StorageBytes: 4},
+				{Epoch: 1, Records: 2, Bytes: 4, Seconds: 0.5, End: 3, Stall: 0.1}}},
+		},
+		{name: "negative epoch time", out: `{"consumer":"touch","records":1,"bytes":1,"seconds":1,"epochs":[{"epoch":0,"seconds":-1}]}`, wantErr: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,7 +60,7 @@ func TestParsePeerLine(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != c.want {
+			if err != nil || !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, c.want)
 			}
 		})
@@ -66,8 +77,25 @@ func TestSumPeers(t *testing.T) {
 	})
 	want := PeerLine{Consumer: "sha256", Records: 15, Bytes: 150, Digest: 2, Seconds: 3, FirstBatch: 0.5, Startup: 2,
 		ProcessStartup: 0.3, Loop: 1.5, Index: 1, Total: 5}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("SumPeers = %+v, want %+v", got, want)
+	}
+	if got.EpochCount() != 1 {
+		t.Errorf("EpochCount without epochs = %d, want 1", got.EpochCount())
+	}
+
+	// Shares of a multi-process peer: counts add per epoch, times are the
+	// slowest process's.
+	got = SumPeers([]PeerLine{
+		{Consumer: "touch", Epochs: []PeerEpoch{{Epoch: 0, Records: 1, Bytes: 2, Seconds: 1, End: 2, Stall: 0.5, StorageBytes: 10},
+			{Epoch: 1, Records: 1, Bytes: 2, Seconds: 1, End: 3}}},
+		{Consumer: "touch", Epochs: []PeerEpoch{{Epoch: 0, Records: 3, Bytes: 4, Seconds: 2, End: 2.5, Stall: 0.1, StorageBytes: 5},
+			{Epoch: 1, Records: 3, Bytes: 4, Seconds: 0.5, End: 3.5, StorageBytes: 1}}},
+	})
+	wantEpochs := []PeerEpoch{{Epoch: 0, Records: 4, Bytes: 6, Seconds: 2, End: 2.5, Stall: 0.5, StorageBytes: 15},
+		{Epoch: 1, Records: 4, Bytes: 6, Seconds: 1, End: 3.5, StorageBytes: 1}}
+	if !reflect.DeepEqual(got.Epochs, wantEpochs) || got.EpochCount() != 2 {
+		t.Errorf("SumPeers epochs = %+v, want %+v", got.Epochs, wantEpochs)
 	}
 }
 

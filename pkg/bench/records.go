@@ -10,6 +10,7 @@ const (
 	TypeAUSearch = "au-search" // the most accelerators a workload keeps busy
 	TypeSummary  = "summary"   // medians and spreads over rounds
 	TypeRatio    = "ratio"     // one contender's median over another's
+	TypeEpoch    = "epoch"     // one epoch of a result or a peer
 )
 
 // Result is a "result" line: one loader mode measured once. Times are in
@@ -20,9 +21,18 @@ const (
 // result and a peer line with the same consumer measured the same work over
 // the same window.
 type Result struct {
-	Type         string `json:"type"`
-	Round        int    `json:"round"`
-	Mode         string `json:"mode"`
+	Type  string `json:"type"`
+	Round int    `json:"round"`
+	Mode  string `json:"mode"`
+	// Contender names what was measured: the mode, with the shuffle, the
+	// locality and the stagger when they are not the defaults
+	// ("default/global/locality-off", "default/stagger-2").
+	Contender    string `json:"contender"`
+	Shuffle      string `json:"shuffle"`  // none, local, chunk or global
+	Locality     string `json:"locality"` // on or off (matters for chunk and global)
+	Seed         uint64 `json:"seed"`
+	Format       string `json:"format"`     // lmdb or hdf5
+	FileBytes    int64  `json:"file_bytes"` // size of the data file
 	Ranks        int    `json:"ranks"`
 	Nodes        int    `json:"nodes"`
 	RanksPerNode int    `json:"ranks_per_node"` // the most learners on one node
@@ -65,6 +75,13 @@ type Result struct {
 	RSSMaxBytes int64  `json:"rss_max_bytes"`
 	ShmBytes    int64  `json:"shm_bytes"` // shared-memory arenas, all nodes
 	Digest      string `json:"digest"`    // 16 hex digits with consumer sha256, else ""
+	// NodeCacheBytes is the node caches' shared memory, all nodes.
+	NodeCacheBytes int64 `json:"node_cache_bytes"`
+	// StorageBytes, ExchangeBytes and CacheHits add up the epochs' figures
+	// (the "epoch" lines have them per epoch).
+	StorageBytes  int64 `json:"storage_bytes"`
+	ExchangeBytes int64 `json:"exchange_bytes"`
+	CacheHits     int64 `json:"cache_hits"`
 
 	AUMin  float64 `json:"au_min"` // with a workload: the least busy learner's utilisation
 	AUMean float64 `json:"au_mean"`
@@ -98,6 +115,7 @@ type Peer struct {
 	Type            string  `json:"type"`
 	Round           int     `json:"round"`
 	Peer            string  `json:"peer"`
+	Epochs          int     `json:"epochs"`
 	Ranks           int     `json:"ranks"` // processes, or DataLoader workers for a single-process peer
 	Nodes           int     `json:"nodes"` // nodes the processes ran on
 	Cache           string  `json:"cache"`
@@ -121,6 +139,33 @@ type Peer struct {
 	ProcessSeconds    float64 `json:"process_seconds"`       // subprocess wall time, interpreter start to exit
 	ReadBytes         int64   `json:"read_bytes"`            // bytes fetched from storage by the peer's processes (rusage blocks in)
 	RSSMaxBytes       int64   `json:"rss_max_bytes"`         // largest single process of the peer
+	StorageBytes      int64   `json:"storage_bytes"`         // the epochs' storage bytes as the peer counted them (0 if it did not)
+}
+
+// Epoch is an "epoch" line: one epoch of one contender in one measurement,
+// a loader mode (Kind "mode", with a "result" line for the whole run) or a
+// peer (Kind "peer", with a "peer" line). Times in seconds, MB = 10^6
+// bytes. Peers have neither exchange nor node cache (0), and count storage
+// bytes as the kernel's block input of their processes, which file systems
+// in user space may not report.
+type Epoch struct {
+	Type         string `json:"type"`
+	Kind         string `json:"kind"` // mode or peer
+	Round        int    `json:"round"`
+	Contender    string `json:"contender"` // Result.Contender, or the peer's name
+	Mode         string `json:"mode"`      // "" for a peer
+	Peer         string `json:"peer"`      // "" for a mode
+	Shuffle      string `json:"shuffle"`
+	Locality     string `json:"locality"`
+	Format       string `json:"format"`
+	Ranks        int    `json:"ranks"`
+	Nodes        int    `json:"nodes"`
+	RanksPerNode int    `json:"ranks_per_node"`
+	Cache        string `json:"cache"` // the page cache at the start: cold or warm
+	Consumer     string `json:"consumer"`
+	Epochs       int    `json:"epochs"` // epochs of the measurement
+	Cores        int    `json:"cores"`  // CPUs the node reader's decoders could use
+	EpochFigures
 }
 
 // AUSearch is an "au-search" line: the most emulated accelerators per node

@@ -28,11 +28,14 @@ type RankSample struct {
 	Stall          float64 `json:"stall_s"`           // time spent inside Next
 	Compute        float64 `json:"compute_s"`         // emulated accelerator time: batches × the workload's compute time
 
-	ReadBytes int64 `json:"read_bytes"`   // /proc/self/io read_bytes delta
-	ReadCalls int64 `json:"read_calls"`   // /proc/self/io syscr delta
-	LoaderIO  int64 `json:"loader_reads"` // pread calls of this rank's node reader (0 unless it reads for its node with DIO)
-	RSS       int64 `json:"rss_bytes"`    // peak RSS during the measurement
-	Shm       int64 `json:"shm_bytes"`    // the node's arena, as this rank maps it
+	ReadBytes int64 `json:"read_bytes"`       // /proc/self/io read_bytes delta
+	ReadCalls int64 `json:"read_calls"`       // /proc/self/io syscr delta
+	LoaderIO  int64 `json:"loader_reads"`     // pread calls of this rank's node reader (0 unless it reads for its node with DIO)
+	RSS       int64 `json:"rss_bytes"`        // peak RSS during the measurement
+	Shm       int64 `json:"shm_bytes"`        // the node's arena, as this rank maps it
+	NodeCache int64 `json:"node_cache_bytes"` // the node's cache, as this rank maps it
+
+	Epochs []EpochSample `json:"epochs"` // per epoch, in the order read
 }
 
 // Summarize turns the samples of one measurement (one per rank) into the
@@ -69,6 +72,12 @@ func Summarize(samples []RankSample, withAU bool) Result {
 		r.RSSMaxBytes = max(r.RSSMaxBytes, s.RSS)
 		if s.Leader {
 			r.ShmBytes += s.Shm
+			r.NodeCacheBytes += s.NodeCache
+		}
+		for _, e := range s.Epochs {
+			r.StorageBytes += e.StorageBytes
+			r.ExchangeBytes += e.ExchangeBytes
+			r.CacheHits += e.CacheHits
 		}
 		aus = append(aus, AU(s.Compute, s.Wall))
 	}

@@ -1,0 +1,130 @@
+package bench
+
+// EpochSample is what one rank measured of one epoch. Times count from
+// before the loader's Open, as RankSample's do. The storage, exchange,
+// cache and decode figures are the loader's own (loader.EpochStats): non-zero
+// on node readers only, so summing them over the ranks gives the job's.
+type EpochSample struct {
+	Epoch   int     `json:"epoch"`
+	Records int64   `json:"records"`
+	Bytes   int64   `json:"bytes"`
+	End     float64 `json:"end_s"`   // from before Open to the epoch's last batch consumed
+	Stall   float64 `json:"stall_s"` // time spent inside Next during the epoch
+
+	StorageBytes  int64   `json:"storage_bytes"`
+	ExchangeBytes int64   `json:"exchange_bytes"`
+	CacheHits     int64   `json:"cache_hits"`
+	DecodedBytes  int64   `json:"decoded_bytes"`
+	DecodeSeconds float64 `json:"decode_seconds"`
+	// ReadBytes is what the kernel counted as fetched from storage for
+	// this process during the epoch (/proc/self/io read_bytes), for
+	// loaders that do not count their own reads.
+	ReadBytes int64 `json:"read_bytes"`
+}
+
+// EpochFigures are the measured fields of an "epoch" line: one epoch of
+// one contender, all ranks together. The caller fills in what was measured
+// (contender, round, ranks...).
+type EpochFigures struct {
+	Epoch   int     `json:"epoch"`
+	Records int64   `json:"records"` // delivered to all learners
+	Bytes   int64   `json:"bytes"`   // value bytes delivered
+	Seconds float64 `json:"seconds"` // the epoch's share of the window (see SummarizeEpochs)
+	EndS    float64 `json:"end_s"`   // process start to the epoch's last batch, slowest learner
+	MBPerS  float64 `json:"mb_per_s"`
+
+	StorageBytes      int64   `json:"storage_bytes"`      // read from the dataset file, all node readers (or as StorageCountedBy says)
+	StorageCountedBy  string  `json:"storage_counted_by"` // "loader" (its node readers' reads) or "kernel" (block input of the processes)
+	ExchangeBytes     int64   `json:"exchange_bytes"`     // values sent between nodes
+	CacheHits         int64   `json:"cache_hits"`         // records served from a node cache filled in an earlier window
+	CacheHitRate      float64 `json:"cache_hit_rate"`     // cache_hits / records
+	FileBytes         int64   `json:"file_bytes"`         // size of the data file
+	ReadAmplification float64 `json:"read_amplification"` // storage_bytes / file_bytes
+
+	StallS    float64 `json:"stall_s"`      // the most any learner waited for data in the epoch
+	StallMean float64 `json:"stall_s_mean"` // mean over learners
+
+	DecodedBytes  int64   `json:"decoded_bytes"`   // HDF5 chunks decoded, all node readers
+	DecodeSeconds float64 `json:"decode_seconds"`  // decoder time, summed over decoders
+	DecodeMBPerS  float64 `json:"decode_mb_per_s"` // decoded bytes per decoder-second (one core's rate)
+}
+
+// SummarizeEpochs turns the samples of one measurement into one
+// EpochFigures per epoch, in the order of the first sample's epochs.
+// loaderCounts says the loader counted its reads from storage (the modes
+// with node readers that read by the index); otherwise the storage bytes
+// are what the kernel counted for the learners' processes, which also
+// covers page faults of an mmap.
+//
+// An epoch's seconds are its share of the window: from the moment the last
+// learner finished the epoch before (for the first epoch: the moment the
+// last learner's Open returned) to the moment the last learner finished this
+// one, every time counted from its process start. The epochs' seconds and
+// the start-up then add up to the result's window.
+func SummarizeEpochs(samples []RankSample, fileBytes int64, loaderCounts bool) []EpochFigures {
+	if len(samples) == 0 {
+		return nil
+	}
+	var prev float64 // the job's start-up: the last learner ready
+	for _, s := range samples {
+		prev = max(prev, s.ProcessStartup+s.Startup)
+	}
+	out := make([]EpochFigures, 0, len(samples[0].Epochs))
+	for i, e := range samples[0].Epochs {
+		f := EpochFigures{Epoch: e.Epoch, FileBytes: fileBytes, StorageCountedBy: "loader"}
+		if !loaderCounts {
+			f.StorageCountedBy = "kernel"
+		}
+		var stallSum float64
+		n := 0
+		for _, s := range samples {
+			if i >= len(s.Epochs) {
+				continue
+			}
+			se := s.Epochs[i]
+			n++
+			f.Records += se.Records
+			f.Bytes += se.Bytes
+			f.EndS = max(f.EndS, s.ProcessStartup+se.End)
+			f.StallS = max(f.StallS, se.Stall)
+			stallSum += se.Stall
+			if loaderCounts {
+				f.StorageBytes += se.StorageBytes
+			} else {
+				f.StorageBytes += se.ReadBytes
+			}
+			f.ExchangeBytes += se.ExchangeBytes
+			f.CacheHits += se.CacheHits
+			f.DecodedBytes += se.DecodedBytes
+			f.DecodeSeconds += se.DecodeSeconds
+		}
+		f.Seconds = max(f.EndS-prev, 0)
+		prev = max(prev, f.EndS)
+		f.StallMean = stallSum / float64(max(n, 1))
+		f.fillRates()
+		out = append(out, f)
+	}
+	return out
+}
+
+// fillRates computes the rates and fractions from the counts.
+func (f *EpochFigures) fillRates() {
+	f.MBPerS = Rate(float64(f.Bytes), f.Seconds) / 1e6
+	f.CacheHitRate = Rate(float64(f.CacheHits), float64(f.Records))
+	f.ReadAmplification = Rate(float64(f.StorageBytes), float64(f.FileBytes))
+	f.DecodeMBPerS = Rate(float64(f.DecodedBytes), f.DecodeSeconds) / 1e6
+}
+
+// PeerEpochFigures turns a peer's epochs into epoch figures. A peer has no
+// exchange and no node cache; its storage bytes are what the kernel counted
+// as read from storage for its processes.
+func PeerEpochFigures(p PeerLine, fileBytes int64) []EpochFigures {
+	out := make([]EpochFigures, 0, len(p.Epochs))
+	for _, e := range p.Epochs {
+		f := EpochFigures{Epoch: e.Epoch, Records: e.Records, Bytes: e.Bytes, Seconds: e.Seconds, EndS: e.End,
+			StorageBytes: e.StorageBytes, StorageCountedBy: "kernel", FileBytes: fileBytes, StallS: e.Stall, StallMean: e.Stall}
+		f.fillRates()
+		out = append(out, f)
+	}
+	return out
+}

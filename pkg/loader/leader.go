@@ -214,7 +214,7 @@ func (ld *leader) exchanges() bool {
 // openShared creates the arena, the cache and the learners' socket.
 func (ld *leader) openShared(t *topology.Topology) error {
 	_, _ = shm.SweepStale("") // segments of crashed runs of earlier versions
-	seg, err := shm.CreateUnnamed(shm.JobID(), ld.arenaBytes())
+	seg, err := shm.CreateUnnamed(shm.JobID(), ld.arenaBytes(), false)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (c *nodeCache) open(job string) error {
 	if c.layout.Bytes == 0 {
 		return nil
 	}
-	seg, err := shm.CreateUnnamed(job, c.layout.Bytes)
+	seg, err := shm.CreateUnnamed(job, c.layout.Bytes, true)
 	if err != nil {
 		return err
 	}

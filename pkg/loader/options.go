@@ -111,7 +111,7 @@ const (
 	DefaultPrefetch    = 2
 	DefaultMaxSpan     = 16 << 20
 	DefaultMaxGap      = 1 << 20
-	DefaultIODepth     = 4
+	DefaultIODepth     = 8
 	DefaultChunkBytes  = 64 << 20
 	DefaultChunkWindow = 8
 )

@@ -113,7 +113,9 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 			hitBefore[b] = true
 		}
 	}
-	ld.fill(fills, w, q, st)
+	if err := ld.fill(fills, w, st); err != nil {
+		return nil, err
+	}
 	for _, b := range work.Blocks {
 		if p.cache.Cached(b) {
 			loc[b] = where{seg: segCache, off: p.cache.At[b], done: ld.cache.loaded(b)}
@@ -271,20 +273,26 @@ func (ld *leader) readRoom(blocks []int32, spans []planner.Span) int64 {
 	return n
 }
 
-// fill starts loading blocks into the cache.
-func (ld *leader) fill(blocks []int32, w *window, q queues, st *epochCounters) {
+// fill starts loading blocks into the cache, reserving the cache's pages
+// as it goes (a shortage is then an error, not a SIGBUS).
+func (ld *leader) fill(blocks []int32, w *window, st *epochCounters) error {
 	if len(blocks) == 0 {
-		return
+		return nil
 	}
 	p, c := ld.plan, ld.cache
 	if p.src.Decoder() != nil {
+		for _, b := range blocks {
+			if err := c.seg.Reserve(p.cache.At[b], roundUp(p.src.DecodedLen(int(b)), alignment)); err != nil {
+				return err
+			}
+		}
 		spans := planner.Plan(p.pieces, p.pieces.Append(nil, blocks...), p.fillOptions())
 		loads := stagingLoads(ld.rd, spans)
 		ld.decodeInto(blocks, loads, c.buf, func(b int32) int64 { return p.cache.At[b] }, func(b int32, d *decode) {
 			c.block[b] = d
 		}, st)
 		ld.addLoads(w, loads, st)
-		return
+		return nil
 	}
 	for _, b := range blocks {
 		k := p.cache.SpanOf[b]
@@ -293,6 +301,9 @@ func (ld *leader) fill(blocks []int32, w *window, q queues, st *epochCounters) {
 		}
 		cs := p.cache.Spans[k]
 		n := roundUp(cs.Length, alignment)
+		if err := c.seg.Reserve(cs.CacheOff, n); err != nil {
+			return err
+		}
 		l := &load{signal: newSignal(), rd: ld.rd, span: cs.Span, dst: c.buf[cs.CacheOff : cs.CacheOff+n], at: cs.CacheOff}
 		if !ld.rd.Direct() {
 			l.dst = l.dst[:cs.Length]
@@ -300,6 +311,7 @@ func (ld *leader) fill(blocks []int32, w *window, q queues, st *epochCounters) {
 		c.span[k] = l
 		ld.addLoads(w, []*load{l}, st)
 	}
+	return nil
 }
 
 // read starts reading blocks into the arena from base and records where

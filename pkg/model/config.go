@@ -109,7 +109,7 @@ type Loader struct {
 }
 
 // DefaultLoader is lmdbio's default loader settings.
-var DefaultLoader = Loader{Stagger: 4, IODepth: 4, Window: 64 << 20, MaxSpan: 16 << 20}
+var DefaultLoader = Loader{Stagger: 4, IODepth: 8, Window: 64 << 20, MaxSpan: 16 << 20}
 
 // Config is one run: a contender on a number of nodes and learners per node.
 type Config struct {

@@ -71,10 +71,16 @@ func Create(name string, size int64) (*Segment, error) {
 
 // sizeAndMap sets the file to total bytes, reserves its pages and maps it.
 func sizeAndMap(fd int, total int64) ([]byte, error) {
+	return sizeAndMapLazy(fd, total, total)
+}
+
+// sizeAndMapLazy sets the file to total bytes, reserves its first
+// reserved bytes and maps it.
+func sizeAndMapLazy(fd int, total, reserved int64) ([]byte, error) {
 	if err := unix.Ftruncate(fd, total); err != nil {
 		return nil, fmt.Errorf("ftruncate: %w", err)
 	}
-	if err := reserve(fd, total); err != nil {
+	if err := reserve(fd, 0, reserved); err != nil {
 		return nil, err
 	}
 	mem, err := unix.Mmap(fd, 0, int(total), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
@@ -87,17 +93,20 @@ func sizeAndMap(fd int, total int64) ([]byte, error) {
 // reserve allocates the pages of the file now. On a tmpfs, pages are
 // otherwise allocated when first touched, and a shortage then kills the
 // process with SIGBUS instead of returning an error.
-func reserve(fd int, total int64) error {
-	err := unix.Fallocate(fd, 0, 0, total)
+func reserve(fd int, off, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	err := unix.Fallocate(fd, 0, off, n)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, unix.ENOSPC):
-		return &NoSpaceError{Need: total, Free: -1, Mount: dir, Hint: NoSpaceHint}
+		return &NoSpaceError{Need: n, Free: -1, Mount: dir, Hint: NoSpaceHint}
 	case errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS):
 		return nil // kernels before 3.5 cannot reserve tmpfs pages: rely on CheckFree
 	}
-	return fmt.Errorf("fallocate %d bytes: %w", total, err)
+	return fmt.Errorf("fallocate %d bytes: %w", n, err)
 }
 
 // headerJob recovers the job id from a name made by Name, for the header.

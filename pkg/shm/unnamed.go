@@ -21,7 +21,10 @@ import (
 // descriptor and mapping are gone, however the processes end: nothing can
 // be left behind. Where O_TMPFILE is refused (old kernels, other file
 // systems) the segment is created under a unique name and unlinked at once.
-func CreateUnnamed(job string, size int64) (*Segment, error) {
+// With lazy, only the header's pages are reserved now: the caller reserves
+// each region with Reserve before it writes it, which spreads the cost of
+// allocating a large segment over its filling.
+func CreateUnnamed(job string, size int64, lazy bool) (*Segment, error) {
 	if size < 0 || size > math.MaxInt-HeaderSize {
 		return nil, fmt.Errorf("shm: create: invalid size %d", size)
 	}
@@ -34,7 +37,11 @@ func CreateUnnamed(job string, size int64) (*Segment, error) {
 		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), "shared-memory segment")
-	mem, err := sizeAndMap(fd, total)
+	reserved := total
+	if lazy {
+		reserved = HeaderSize
+	}
+	mem, err := sizeAndMapLazy(fd, total, reserved)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("shm: create: %w", err)
@@ -108,3 +115,17 @@ func OpenFile(f *os.File) (*Segment, error) {
 // File returns the descriptor of a segment made by CreateUnnamed or opened
 // by OpenFile, for passing to another process; nil for named segments.
 func (s *Segment) File() *os.File { return s.file }
+
+// Reserve allocates the pages of data bytes [off, off+n) now, so that a
+// shortage of shared memory is an error (wrapping ErrNoSpace) rather than a
+// SIGBUS when they are first written. Reserving reserved pages again costs
+// little.
+func (s *Segment) Reserve(off, n int64) error {
+	if s.file == nil {
+		return nil // named segments are reserved whole at Create
+	}
+	if err := reserve(int(s.file.Fd()), HeaderSize+off, n); err != nil {
+		return fmt.Errorf("shm: reserve %d bytes: %w", n, err)
+	}
+	return nil
+}

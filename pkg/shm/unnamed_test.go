@@ -29,7 +29,7 @@ func tmpfsDir(t *testing.T, size string) string {
 // its space counts against the file system.
 func TestUnnamedLeavesNothing(t *testing.T) {
 	mnt := tmpfsDir(t, "4m")
-	s, err := CreateUnnamed("job1", 1<<20)
+	s, err := CreateUnnamed("job1", 1<<20, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestUnnamedLeavesNothing(t *testing.T) {
 	if string(r.Bytes()[:5]) != "hello" || r.Info().Size != 1<<20 || r.Info().Job != "job1" {
 		t.Fatalf("reader sees %q, info %+v", r.Bytes()[:5], r.Info())
 	}
-	if _, err := CreateUnnamed("job1", 4<<20); !errors.Is(err, ErrNoSpace) {
+	if _, err := CreateUnnamed("job1", 4<<20, false); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("a second segment beyond the tmpfs: %v, want ErrNoSpace", err)
 	}
 }
@@ -67,5 +67,28 @@ func TestOpenFileRefusesOtherFiles(t *testing.T) {
 	g, _ := os.Open(os.DevNull)
 	if _, err := OpenFile(g); !errors.Is(err, ErrBadHeader) {
 		t.Fatalf("/dev/null: %v", err)
+	}
+}
+
+// TestUnnamedLazy: a lazy segment reserves nothing but its header at
+// creation; when others took the room meanwhile, Reserve reports the
+// shortage as ErrNoSpace.
+func TestUnnamedLazy(t *testing.T) {
+	tmpfsDir(t, "5m")
+	s, err := CreateUnnamed("lazy", 4<<20, true)
+	if err != nil {
+		t.Fatalf("a lazy 4 MiB segment in a 5 MiB tmpfs: %v", err)
+	}
+	defer s.Close()
+	other, err := CreateUnnamed("other", 3<<20, false)
+	if err != nil {
+		t.Fatalf("a 3 MiB segment beside the lazy one: %v", err)
+	}
+	defer other.Close()
+	if err := s.Reserve(0, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reserve(1<<20, 3<<20); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("reserving past the tmpfs: %v, want ErrNoSpace", err)
 	}
 }

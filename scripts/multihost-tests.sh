@@ -170,6 +170,20 @@ else
 	pass "$check: works with btl self,tcp; with self,vader the hosts are unreachable"
 fi
 
+# 5b. lmdbio on hosts that cannot reach each other does not hang: its
+# start-up watchdog ends it with one line.
+check=unreachable
+t_start=$SECONDS
+if mh --hosts 2 --slots 1 --launcher-args '--mca btl self,vader -x LMDBIO_STARTUP_TIMEOUT=5s' -- "$lmdbio" topology; then
+	fail "$check" "lmdbio topology worked on hosts that cannot reach each other"
+elif [ $((SECONDS - t_start)) -gt 30 ]; then
+	fail "$check" "took $((SECONDS - t_start)) s to end"
+elif ! grep -q 'lmdbio: MPI did not finish starting' "$work/err" && ! grep -q 'unable to reach' "$work/err"; then
+	fail "$check" "ended without saying why: $(head -c 400 "$work/err")"
+else
+	pass "$check: lmdbio ends in $((SECONDS - t_start)) s with one line"
+fi
+
 # 6. Nothing is left behind after these runs, nor after Ctrl-C in the
 # middle of a job with pfsemu mounts.
 check=cleanup

@@ -105,3 +105,17 @@ func TestE2ENumbersAtTheEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EStartupWatchdog: a rank whose MPI start-up outlasts its limit (here
+// a limit too short for any start-up) ends with one line naming the setting,
+// and the launcher ends the other ranks, which still wait for it in MPI.
+func TestE2EStartupWatchdog(t *testing.T) {
+	r := mpmd(t, mpmdPart{1, []string{StartupTimeoutEnv + "=1ns"}, []string{"topology"}},
+		mpmdPart{1, nil, []string{"topology"}})
+	checkMPIError(t, r, "lmdbio: MPI did not finish starting")
+	if !strings.Contains(r.stderr, StartupTimeoutEnv) {
+		t.Errorf("the error does not name %s:\n%s", StartupTimeoutEnv, r)
+	}
+	r = lmdbio(t, []string{StartupTimeoutEnv + "=soon"}, "topology")
+	checkOneLineError(t, r, exitUsage, "lmdbio: "+StartupTimeoutEnv)
+}

@@ -184,7 +184,7 @@ func (n *Node) open(path, options string) {
 		s, err = n.cfg.Serve(path, opt, n.cfg.Learners)
 	}
 	if err != nil {
-		e := newError(kindOf(err), fmt.Sprintf("%s: %v", path, err))
+		e := newError(KindOf(err), err.Error()) // the learner puts the path in front
 		n.answer(func(int) Reply { return Reply{Error: e} })
 		return
 	}

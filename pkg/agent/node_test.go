@@ -279,7 +279,7 @@ func TestNodeOpenErrors(t *testing.T) {
 	errs = each(clients, func(r int, cl *Client) error { _, err := cl.Open("/d", "", nil); return err })
 	for r, err := range errs {
 		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindInput || e.Message != "/d: bad input: not an LMDB" {
+		if !errors.As(err, &e) || e.Kind != KindInput || e.Message != "bad input: not an LMDB" {
 			t.Errorf("rank %d: %v, want Serve's error", r, err)
 		}
 	}

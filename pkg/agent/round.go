@@ -90,7 +90,7 @@ func proposeOpen(calls []call) proposal {
 		}
 	}
 	if _, err := loaderopts.Parse(first.Options); err != nil {
-		return proposal{Op: OpOpen, Problem: newError(kindOf(err), fmt.Sprintf("%s: %v", first.Path, err))}
+		return proposal{Op: OpOpen, Problem: newError(KindOf(err), err.Error())}
 	}
 	return p
 }
@@ -183,8 +183,9 @@ func encodeProposal(p proposal) []byte {
 	return b
 }
 
-// kindOf classes a loader's error for the learners.
-func kindOf(err error) Kind {
+// KindOf classes an error of the loader or of its options for the
+// learners.
+func KindOf(err error) Kind {
 	switch {
 	case errors.Is(err, loaderopts.ErrSyntax), errors.Is(err, loader.ErrBadOption):
 		return KindArgument

@@ -35,7 +35,7 @@ func TestPropose(t *testing.T) {
 		{name: "options differ", calls: []call{open(0, "/a", "batch=8"), open(1, "/a", "batch=9")},
 			problem: `rank 0 opens /a with "batch=8", rank 1 with "batch=9"`},
 		{name: "bad options", calls: []call{open(0, "/a", "batch=x"), open(1, "/a", "batch=x")},
-			problem: "/a: bad option: option batch=x: want a whole number"},
+			problem: "bad option: option batch=x: want a whole number"},
 		{name: "refused", calls: []call{open(0, "/a", ""), {rank: 1, req: Request{Op: OpOpen, Path: "/a",
 			Refused: &Error{Kind: KindInput, Message: "option resume: no such file"}}}}, problem: "option resume: no such file"},
 	} {

@@ -166,7 +166,7 @@ func DecodeRequest(b []byte) (Request, error) {
 		switch {
 		case hello || r.Values != nil:
 			return bad("fields of another call")
-		case r.Path == "" || len(r.Path) > MaxPath || len(r.Options) > MaxOptions:
+		case r.Path == "" && r.Refused == nil || len(r.Path) > MaxPath || len(r.Options) > MaxOptions:
 			return bad("a path of %d bytes and options of %d", len(r.Path), len(r.Options))
 		case r.Refused != nil && !r.Refused.valid():
 			return bad("a bad objection")

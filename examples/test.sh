@@ -2,7 +2,9 @@
 # test.sh checks lmdbio's bindings end to end (make test-bindings; needs
 # make build examples first): the C library's answers to misuse, the C and
 # Caffe-MPI examples and the Python binding under mpirun (4 ranks as 2
-# virtual nodes) against `lmdbio digest`, a launcher without MPI, pip
+# virtual nodes) and as learners of lmdbio run --agent (4 learners on 2
+# virtual nodes) against `lmdbio digest`, a shuffled run resumed through
+# the C ABI, a learner killed in agent mode, a launcher without MPI, pip
 # install, and the README's C and Python examples. It prints one PASS/FAIL
 # line per check and exits non-zero if any fails.
 set -euo pipefail
@@ -19,6 +21,7 @@ export PKG_CONFIG_PATH=$repo/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export PYTHONPATH=$repo/python
 limit=${BINDINGS_TEST_TIMEOUT:-120}
 mpirun=(timeout -k 10 "$limit" mpirun --oversubscribe -x LMDBIO_RANKS_PER_NODE=2 -x PYTHONPATH -np 4)
+agent=(timeout -k 10 "$limit" bin/lmdbio run --agent -n 2 -N 2 --learners-per-node 2 --)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,6 +54,9 @@ cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/badinput" cmd/liblmdbio/testdata/
 check "C ABI: bad input" "badinput: ok" timeout "$limit" "$tmp/badinput" "$ds" "$tmp/notlmdb" 2003
 mpicc -O2 -Wall -Werror -o "$tmp/hosted_single" cmd/liblmdbio/testdata/hosted_single.c $(pkg-config --cflags --libs lmdbio)
 check "C ABI: a host's MPI without threads" "hosted_single: ok" timeout "$limit" "$tmp/hosted_single"
+cc -O2 -Wall -Wextra -Werror -o "$tmp/resume" cmd/liblmdbio/testdata/resume.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: global shuffle resumed, 4 ranks, 2 nodes" "resume: ok" "${mpirun[@]}" "$tmp/resume" "$ds" 2003
+check "C ABI: global shuffle resumed, agent, 4 learners, 2 nodes" "resume: ok" "${agent[@]}" "$tmp/resume" "$ds" 2003
 check "C digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" bin/c-digest-example "$ds" "batch=9"
 check "Caffe-MPI example, 4 ranks, 2 nodes" "$want" bin/lmdbio run -n 4 -N 2 -- bin/caffe-mpi-example "$ds"
 check "Caffe-MPI example, 2 epochs through SeekToFirst" "$want2" \
@@ -60,6 +66,50 @@ check "Python: bad input" "python bad-input tests: ok" timeout "$limit" "$python
 check "Python: loader and torch, 4 ranks, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
 	"${mpirun[@]}" "$python" python/tests/mpi_loader.py "$ds"
 check "Python: digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" "$python" -m lmdbio digest "$ds"
+check "Python: loader and torch, agent, 4 learners, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
+	"${agent[@]}" "$python" python/tests/mpi_loader.py "$ds"
+check "Python: digest, agent, 4 learners, 2 nodes" "$want" "${agent[@]}" "$python" -m lmdbio digest "$ds"
+
+# A learner killed in the middle of an epoch ends the agent job within
+# 10 s, non-zero, with nothing of the job left: no process, no file in
+# /dev/shm (the agents' Open MPI files, lmdbio's segments).
+agent_kill() {
+	local data=$tmp/kill-me job rc=0 learner agentpid ompi lmdbio_job started
+	ln -s "$ds" "$data"
+	"${agent[@]}" "$python" -m lmdbio digest --epochs 1000 --batch 1 "$data" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+	job=$!
+	for _ in $(seq 100); do
+		learner=$(for p in $(pgrep -f "lmdbio digest --epochs 1000 --batch 1 $data" || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RANK=2; then echo "$p"; fi
+		done)
+		agentpid=$(pgrep -f "^$repo/bin/lmdbio agent --learners-per-node 2 -- $python -m lmdbio digest --epochs 1000 --batch 1 $data" || true)
+		agentpid=${agentpid%%$'\n'*}
+		[ -n "$learner" ] && [ -n "$agentpid" ] && break
+		sleep 0.2
+	done
+	ompi=$(tr '\0' '\n' <"/proc/$agentpid/environ" 2>/dev/null | sed -n 's/^OMPI_MCA_ess_base_jobid=//p' || true)
+	lmdbio_job=$(tr '\0' '\n' <"/proc/$agentpid/environ" 2>/dev/null | sed -n 's/^LMDBIO_JOB_ID=//p' || true)
+	sleep 2 # in the middle of the epoch
+	started=$(date +%s%N)
+	kill -KILL "$learner"
+	wait "$job" || rc=$?
+	local took=$((($(date +%s%N) - started) / 1000000))
+	sleep 1
+	local left shm
+	left=$(pgrep -fa -- "$data" || true)
+	shm=$(ls /dev/shm | grep -e "^vader_segment\..*\.$(printf %x "${ompi:-0}")\." -e "^lmdbio\.${lmdbio_job:-none}\." || true)
+	if [ -n "$learner" ] && [ -n "$ompi" ] && [ "$rc" -eq 1 ] && [ "$took" -lt 10000 ] && [ -z "$left" ] && [ -z "$shm" ] &&
+		grep -q "lmdbio run --agent: learner rank 2 .* was killed by signal 9 (SIGKILL)" "$tmp/kill.err"; then
+		echo "PASS agent: a learner killed mid-epoch (the job ended in ${took} ms)"
+	else
+		echo "FAIL agent: a learner killed mid-epoch (learner ${learner:-not found}, exit $rc after ${took} ms)"
+		[ -z "$left" ] || printf '    left running: %s\n' "$left"
+		[ -z "$shm" ] || printf '    left in /dev/shm: %s\n' "$shm"
+		sed 's/^/    /' "$tmp/kill.err"
+		failed=1
+	fi
+}
+agent_kill
 
 # torchrun starts processes without MPI: each would read everything alone.
 for cmd in "bin/lmdbio digest" "$python -m lmdbio digest"; do
@@ -94,6 +144,7 @@ awk '/^```c$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.c"
 awk '/^```python$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.py"
 if [ -s "$tmp/readme.c" ] && mpicc -Wall -Werror -o "$tmp/readme-c" -x c "$tmp/readme.c" $(pkg-config --cflags --libs lmdbio) 2>"$tmp/stderr"; then
 	check "README C example" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${mpirun[@]}" "$tmp/readme-c" "$ds"
+	check "README C example, agent" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${agent[@]}" "$tmp/readme-c" "$ds"
 else
 	echo "FAIL README C example: no \`\`\`c block, or it does not compile"
 	sed 's/^/    /' "$tmp/stderr"

@@ -16,8 +16,9 @@
 //
 // On the agent's side a Listener accepts the node's learners and a Node
 // runs the calls in rounds. A round starts when every learner of the node
-// has made its next call or has finished (closed its connection, or
-// exited). The node proposes the round (the call, or a problem such as two
+// has made its next call or has exited (a learner's process: its agent says
+// so with Node.Exited; a connection that ends is not enough, as the process
+// may connect again, or have died and be about to fail the job). The node proposes the round (the call, or a problem such as two
 // learners calling differently), the agents exchange their proposals
 // (Config.Exchange, an MPI allgather between them), and every agent
 // decides the same thing from the same proposals: serve the dataset

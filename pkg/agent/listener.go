@@ -29,7 +29,8 @@ func SocketName(job string, node, pid int) string {
 }
 
 // Listener accepts the learners of one node on the agent's socket and
-// passes their calls on (to a Node). Each local rank may connect once.
+// passes their calls on (to a Node). A local rank has one connection at a
+// time; it may connect again once it has closed the last.
 type Listener struct {
 	ln     *net.UnixListener
 	name   string
@@ -37,7 +38,7 @@ type Listener struct {
 	events chan event
 	mu     sync.Mutex
 	conns  map[*learnerConn]bool
-	taken  []bool // local ranks that connected
+	taken  []bool // local ranks connected now
 	closed bool
 	done   chan struct{} // closed by Close: no one takes events any more
 	wg     sync.WaitGroup
@@ -184,7 +185,7 @@ func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
 	case l.closed:
 		return nil, errors.New("the agent is closing")
 	case l.taken[req.Local]:
-		return nil, fmt.Errorf("local rank %d (pid %d) connected before: a learner connects once (lmdbio_init after lmdbio_finalize?)", req.Local, req.Pid)
+		return nil, fmt.Errorf("local rank %d (pid %d) is connected already: a learner's processes connect one at a time (LOCAL_RANK changed?)", req.Local, req.Pid)
 	}
 	t := l.node
 	t.Local, t.Rank = req.Local, t.Node*t.LocalSize+req.Local
@@ -201,6 +202,7 @@ func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
 func (l *Listener) forget(lc *learnerConn) {
 	l.mu.Lock()
 	delete(l.conns, lc)
+	l.taken[lc.local] = false
 	l.mu.Unlock()
 	lc.c.Close()
 }

@@ -50,9 +50,9 @@ type Node struct {
 
 // learner is the Node's view of one local learner.
 type learner struct {
-	conn     *learnerConn
-	calls    []Request // made and not yet answered, in order
-	finished bool      // its connection ended or its process exited
+	conn   *learnerConn
+	calls  []Request // made and not yet answered, in order
+	exited bool      // its process ended: it makes no more calls
 }
 
 // NewNode makes the Node of the learners l accepts.
@@ -64,7 +64,7 @@ func NewNode(cfg Config, l *Listener) *Node {
 // no more calls. Safe from any goroutine.
 func (n *Node) Exited(local int) { n.exits <- local }
 
-// Run runs rounds until the learners of every node have finished, and
+// Run runs rounds until the learners of every node have exited, and
 // returns once the node's sessions are closed. Its error is a failure of
 // the exchange between the agents, after which no round can be agreed on.
 func (n *Node) Run() error {
@@ -90,64 +90,61 @@ func (n *Node) Run() error {
 }
 
 // waitReady takes events until every learner has made its next call or
-// has finished.
+// has exited.
 func (n *Node) waitReady() {
 	for !n.ready() {
 		select {
 		case ev := <-n.events:
 			n.take(ev)
 		case local := <-n.exits:
-			n.finish(local)
+			if local >= 0 && local < len(n.learners) {
+				n.learners[local].exited = true
+				n.learners[local].calls = nil
+			}
 		}
 	}
 }
 
 func (n *Node) ready() bool {
 	for _, l := range n.learners {
-		if !l.finished && len(l.calls) == 0 {
+		if !l.exited && len(l.calls) == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// take records a learner's call, or the end of its connection.
+// take records a learner's call, or the end of its connection: calls it
+// left unanswered have no one to answer.
 func (n *Node) take(ev event) {
 	l := &n.learners[ev.conn.local]
 	switch {
 	case ev.end:
-		n.finish(ev.conn.local)
-	case l.finished:
-		_ = ev.conn.reply(Reply{Error: newError(KindArgument, "this learner has finished with lmdbio")})
+		if l.conn == ev.conn {
+			l.conn, l.calls = nil, nil
+		}
+	case l.exited:
+		_ = ev.conn.reply(Reply{Error: newError(KindArgument, "the learner of this local rank has exited")})
 	default:
 		l.conn = ev.conn
 		l.calls = append(l.calls, ev.req)
 	}
 }
 
-// finish marks a learner finished: calls it left unanswered have no one
-// to answer.
-func (n *Node) finish(local int) {
-	if local >= 0 && local < len(n.learners) {
-		n.learners[local].finished = true
-		n.learners[local].calls = nil
-	}
-}
-
 // proposal is the node's proposal for the next round.
 func (n *Node) proposal() proposal {
 	var calls []call
-	var finished []int
+	var exited []int
 	for local, l := range n.learners {
 		rank := n.cfg.Node*n.cfg.Learners + local
-		if l.finished {
-			finished = append(finished, rank)
+		if l.exited {
+			exited = append(exited, rank)
 		} else {
 			calls = append(calls, call{rank: rank, req: l.calls[0]})
 		}
 	}
-	sort.Ints(finished)
-	return propose(calls, finished)
+	sort.Ints(exited)
+	return propose(calls, exited)
 }
 
 // exchange trades proposals with the other agents.
@@ -170,7 +167,7 @@ func (n *Node) answer(reply func(local int) Reply) {
 			continue
 		}
 		l.calls = l.calls[1:]
-		_ = l.conn.reply(reply(local)) // a learner that is gone has finished
+		_ = l.conn.reply(reply(local)) // fails only if the learner is gone
 	}
 }
 

@@ -147,10 +147,16 @@ func each(clients []*Client, f func(rank int, c *Client) error) []error {
 	return errs
 }
 
-// end closes every client and waits for every Node to return.
+// end closes every client, says that every learner exited, and waits for
+// every Node to return.
 func (c *cluster) end(clients []*Client) {
 	for _, cl := range clients {
 		cl.Close()
+	}
+	for _, n := range c.nodes {
+		for local := range c.learners {
+			n.Exited(local)
+		}
 	}
 	for range c.nodes {
 		select {
@@ -233,12 +239,13 @@ func TestNodeMismatch(t *testing.T) {
 	c.end(clients)
 }
 
-// TestNodeFinished: a learner that exits without calling (or closes its
-// connection) fails the others' calls instead of leaving them waiting.
-func TestNodeFinished(t *testing.T) {
+// TestNodeExited: a learner that exits without the call the others make
+// fails their calls instead of leaving them waiting.
+func TestNodeExited(t *testing.T) {
 	c := newCluster(t, 2, 2)
 	clients := c.dial()
 	clients[1].Close()
+	c.nodes[0].Exited(1)
 	c.nodes[1].Exited(1) // rank 3 never called anything
 	errs := each(clients, func(r int, cl *Client) error {
 		if r == 1 || r == 3 {
@@ -247,7 +254,7 @@ func TestNodeFinished(t *testing.T) {
 		return cl.AllreduceSum([]uint64{1})
 	})
 	for r, err := range errs {
-		want := "node 0: rank 1 has finished with lmdbio"
+		want := "node 0: rank 1 has exited while rank 0 calls allreduce"
 		if r == 1 || r == 3 {
 			continue
 		}
@@ -306,6 +313,28 @@ func TestListenerRefuses(t *testing.T) {
 	second, err := Dial(name, 1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A learner's next process may connect once the last has closed.
+	first.Close()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if first, err = Dial(name, 0); err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("local rank 0 cannot connect again: %v", err)
+		}
+	}
+	errs := each([]*Client{first, second}, func(_ int, cl *Client) error {
+		v := []uint64{1}
+		if err := cl.AllreduceSum(v); err != nil || v[0] != 2 {
+			return fmt.Errorf("sum %d, %v", v[0], err)
+		}
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d after a reconnection: %v", r, err)
+		}
 	}
 	c.end([]*Client{first, second})
 	if _, err := Dial(SocketName("none", 0, 1), 0); err == nil || !strings.Contains(err.Error(), "cannot reach the lmdbio agent") {

@@ -9,8 +9,8 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/loaderopts"
 )
 
-// opDone is a node's proposal once all its learners have finished: they
-// make no more calls.
+// opDone is a node's proposal once all its learners have exited: they make
+// no more calls.
 const opDone = "done"
 
 // proposal is what one node brings to a round: its learners' call, or why
@@ -31,8 +31,8 @@ type call struct {
 }
 
 // propose makes the node's proposal from the next call of each learner that
-// has not finished; finished lists the ranks of those that have.
-func propose(calls []call, finished []int) proposal {
+// has not exited; exited lists the ranks of those that have.
+func propose(calls []call, exited []int) proposal {
 	if len(calls) == 0 {
 		return proposal{Op: opDone}
 	}
@@ -41,9 +41,9 @@ func propose(calls []call, finished []int) proposal {
 	problem := func(format string, args ...any) proposal {
 		return proposal{Op: p.Op, Problem: newError(KindArgument, fmt.Sprintf(format, args...))}
 	}
-	if len(finished) > 0 {
-		return problem("rank %d has finished with lmdbio (it exited, or closed its connection) while rank %d calls %s: every learner must make the same lmdbio calls in the same order",
-			finished[0], first.rank, first.req.Op)
+	if len(exited) > 0 {
+		return problem("rank %d has exited while rank %d calls %s: every learner must make the same lmdbio calls in the same order",
+			exited[0], first.rank, first.req.Op)
 	}
 	for _, c := range calls[1:] {
 		if c.req.Op != first.req.Op {
@@ -97,7 +97,7 @@ func proposeOpen(calls []call) proposal {
 
 // outcome is what every agent does after a round.
 type outcome struct {
-	done bool   // every learner of the job has finished
+	done bool   // every learner of the job has exited
 	err  *Error // the answer to every pending call
 	open *proposal
 	sums []uint64
@@ -153,7 +153,7 @@ func decide(props []proposal) outcome {
 
 func doing(op string) string {
 	if op == opDone {
-		return "have finished with lmdbio"
+		return "have exited"
 	}
 	return "call " + op
 }

@@ -16,19 +16,19 @@ func sum(rank int, values ...uint64) call {
 
 func TestPropose(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		calls    []call
-		finished []int
-		want     proposal
-		problem  string
+		name    string
+		calls   []call
+		exited  []int
+		want    proposal
+		problem string
 	}{
-		{name: "all finished", finished: []int{2, 3}, want: proposal{Op: opDone}},
+		{name: "all exited", exited: []int{2, 3}, want: proposal{Op: opDone}},
 		{name: "open", calls: []call{open(2, "/d", "batch=8"), open(3, "/d", "batch=8")},
 			want: proposal{Op: OpOpen, Path: "/d", Options: "batch=8"}},
 		{name: "sums wrap", calls: []call{sum(0, 1<<63, 5), sum(1, 1<<63, 6)},
 			want: proposal{Op: OpAllreduce, Count: 2, Sums: []uint64{0, 11}}},
-		{name: "one finished", calls: []call{sum(0, 1)}, finished: []int{1},
-			problem: "rank 1 has finished with lmdbio (it exited, or closed its connection) while rank 0 calls allreduce"},
+		{name: "one exited", calls: []call{sum(0, 1)}, exited: []int{1},
+			problem: "rank 1 has exited while rank 0 calls allreduce"},
 		{name: "calls differ", calls: []call{sum(0, 1), open(1, "/d", "")}, problem: "rank 0 calls allreduce, rank 1 calls open"},
 		{name: "counts differ", calls: []call{sum(0, 1), sum(1, 1, 2)}, problem: "rank 0 sums 1 values, rank 1 2"},
 		{name: "paths differ", calls: []call{open(0, "/a", ""), open(1, "/b", "")}, problem: "rank 0 opens /a, rank 1 opens /b"},
@@ -39,7 +39,7 @@ func TestPropose(t *testing.T) {
 		{name: "refused", calls: []call{open(0, "/a", ""), {rank: 1, req: Request{Op: OpOpen, Path: "/a",
 			Refused: &Error{Kind: KindInput, Message: "option resume: no such file"}}}}, problem: "option resume: no such file"},
 	} {
-		got := propose(c.calls, c.finished)
+		got := propose(c.calls, c.exited)
 		if c.problem != "" {
 			if got.Problem == nil || !strings.Contains(got.Problem.Message, c.problem) {
 				t.Errorf("%s: %+v, want the problem %q", c.name, got, c.problem)
@@ -68,7 +68,7 @@ func TestDecide(t *testing.T) {
 		{name: "a problem wins", props: []proposal{openA, {Op: OpOpen, Problem: &Error{Kind: KindInput, Message: "bad"}}},
 			err: "node 1: bad"},
 		{name: "one node done", props: []proposal{openA, done},
-			err: "the learners of node 0 call open, those of node 1 have finished with lmdbio"},
+			err: "the learners of node 0 call open, those of node 1 have exited"},
 		{name: "options differ", props: []proposal{openA, {Op: OpOpen, Path: "/a"}}, err: `node 0 opens /a with "batch=8", node 1 /a with ""`},
 		{name: "counts differ", props: []proposal{{Op: OpAllreduce, Count: 1, Sums: []uint64{1}}, {Op: OpAllreduce, Count: 2, Sums: []uint64{1, 2}}},
 			err: "node 0's learners sum 1 values, node 1's 2"},

@@ -70,6 +70,13 @@ check "Python: loader and torch, agent, 4 learners, 2 nodes" "python mpi tests o
 	"${agent[@]}" "$python" python/tests/mpi_loader.py "$ds"
 check "Python: digest, agent, 4 learners, 2 nodes" "$want" "${agent[@]}" "$python" -m lmdbio digest "$ds"
 
+# An HDF5 file (lmdbio_open finds its format), with its labels.
+h5=$tmp/images.h5
+bin/lmdbio gen --format hdf5 --records 301 --size 3x16x16 --chunk 32 --gzip 4 --out "$h5" >/dev/null
+check "Python: HDF5 digest, 4 ranks, 2 nodes" "$(bin/lmdbio digest "$h5")" "${mpirun[@]}" "$python" -m lmdbio digest "$h5"
+check "Python: HDF5 rows and labels, agent, 4 learners, 2 nodes" "python hdf5 tests on 4 learners: ok" \
+	"${agent[@]}" "$python" python/tests/hdf5_labels.py "$h5"
+
 # A learner killed in the middle of an epoch ends the agent job within
 # 10 s, non-zero, with nothing of the job left: no process, no file in
 # /dev/shm (the agents' Open MPI files, lmdbio's segments).

@@ -11,11 +11,14 @@ per epoch, in the file's order and globally shuffled, with its own key and
 value, as zero-copy read-only views that are released at the next batch,
 the same number of batches on every rank; lmdbio.torch.Dataset under a
 DataLoader gives every rank len(ds) batches and every record once, or
-twice where the last round is padded. Exits non-zero on any rank's failure.
+twice where the last round is padded; under an agent, torch.distributed
+(gloo) starts from the environment the agent gave. Exits non-zero on any
+rank's failure.
 """
 
 import functools
 import hashlib
+import os
 import sys
 
 import lmdb
@@ -96,6 +99,22 @@ def check_torch(path, expected, size):
     ds.close()
 
 
+def check_ddp(top):
+    """Under an agent: torch.distributed meets through torchrun's variables,
+    and numbers the learners as lmdbio does."""
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method="env://")
+    try:
+        t = torch.tensor([top["rank"] + 1])
+        dist.all_reduce(t)
+        size = top["size"]
+        check(dist.get_rank() == top["rank"] and dist.get_world_size() == size,
+              f"torch.distributed: rank {dist.get_rank()} of {dist.get_world_size()}, lmdbio: {top['rank']} of {size}")
+        check(int(t) == size * (size + 1) // 2, f"torch.distributed: all_reduce gave {int(t)}")
+    finally:
+        dist.destroy_process_group()
+
+
 def main(path):
     expected = expected_records(path)
     top = lmdbio.topology()
@@ -107,6 +126,8 @@ def main(path):
             run(path, expected, top["size"])
         except Exception as e:  # noqa: BLE001: report, and let every rank finish
             check(False, f"{run.__name__}: {type(e).__name__}: {e}")
+    if "LMDBIO_AGENT_SOCKET" in os.environ:
+        check_ddp(top)
     for f in failures[:10]:
         print(f"rank {top['rank']}: FAIL {f}", file=sys.stderr)
     failed = lmdbio.allreduce_sum([len(failures)])[0]

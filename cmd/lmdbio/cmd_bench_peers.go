@@ -16,12 +16,15 @@ import (
 )
 
 // benchPeerNames are the other loaders bench can run beside lmdbio's modes.
-var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "caffe"}
+var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "caffe", "torch-lmdbio"}
 
 // benchPeerScript is the script in the peers directory that runs peer p.
 func benchPeerScript(p string) string {
-	if p == "caffe" {
+	switch p {
+	case "caffe":
 		return "caffe_lmdb.py"
+	case "torch-lmdbio":
+		return "torch_lmdbio.py"
 	}
 	return "torch_lmdb.py"
 }
@@ -51,6 +54,10 @@ func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []s
 			ra = "off"
 		}
 		args = append(args, "--workers", strconv.Itoa(r.cfg.peerWorkers), "--readahead", ra)
+	case "torch-lmdbio": // learners through lmdbio run --agent, on as many nodes as the job's ranks
+		self, _ := os.Executable()
+		nodes, perNode := r.agentLearners()
+		args = append(args, "--lmdbio", self, "--nodes", strconv.Itoa(nodes), "--learners-per-node", strconv.Itoa(perNode))
 	}
 	return append(args, "--consumer", c.String(), "--batch", strconv.Itoa(r.cfg.lopt.Batch), r.cfg.path)
 }
@@ -101,6 +108,12 @@ func (r *benchRun) measurePeer(s benchStep) {
 	r.out.peer(r.peerLine(s, nodes, runs))
 }
 
+// agentLearners places the torch-lmdbio peer's learners like the job's ranks.
+func (r *benchRun) agentLearners() (nodes, perNode int) {
+	t := r.job.topo
+	return t.Nodes, (t.Size + t.Nodes - 1) / t.Nodes
+}
+
 // peerLine adds up the processes of one peer measurement. Its window is the
 // slowest process's, from its start to its last batch, as for the modes.
 func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) bench.Peer {
@@ -116,6 +129,10 @@ func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) bench.Peer {
 	if !benchPeerPerRank(s.peer) {
 		p.Workers = r.cfg.peerWorkers
 		p.Ranks = max(r.cfg.peerWorkers, 1) // the processes that read
+	}
+	if s.peer == "torch-lmdbio" { // the learners read, through their agents
+		nodes, perNode := r.agentLearners()
+		p.Workers, p.Ranks, p.Nodes = 0, nodes*perNode, nodes
 	}
 	t := bench.SumPeers(lines)
 	p.Samples, p.Bytes, p.Seconds = t.Records, t.Bytes, t.Seconds

@@ -64,8 +64,8 @@ func planAgents(r launchRequest) (launch, error) {
 	l, err := planMpirun(r)
 	l.note = ""
 	if r.ranks > 1 {
-		l.note = fmt.Sprintf("no Slurm allocation: emulating %d nodes on this host, each with an agent and %d learners (%s=1)",
-			r.ranks, r.learners, topology.RanksPerNodeEnv)
+		l.note = fmt.Sprintf("no Slurm allocation: emulating %d nodes on this host, each with an agent and %s (%s=1)",
+			r.ranks, plural(r.learners, "learner"), topology.RanksPerNodeEnv)
 	}
 	return l, err
 }
@@ -168,6 +168,14 @@ func virtualNodes(ranks, nodes, perNode int) (int, int, error) {
 			ranks, perNode, got, nodes, virtualNodeCounts(ranks))
 	}
 	return ranks, perNode, nil
+}
+
+// plural says n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // virtualNodeCounts lists the node counts that ranks can be split into.

@@ -147,8 +147,12 @@ else
 fi
 
 # The README's C and Python examples, built and run as they stand.
-awk '/^```c$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.c"
-awk '/^```python$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.py"
+# block LANG N prints the README's Nth code block in LANG (there are two
+# Python examples).
+block() { awk -v lang="$1" -v n="$2" '$0 == "```" lang {k++; if (k == n) {on = 1; next}} /^```/ {on = 0} on' README.md; }
+block c 1 >"$tmp/readme.c"
+block python 1 >"$tmp/readme.py"
+block python 2 >"$tmp/readme_ddp.py"
 if [ -s "$tmp/readme.c" ] && mpicc -Wall -Werror -o "$tmp/readme-c" -x c "$tmp/readme.c" $(pkg-config --cflags --libs lmdbio) 2>"$tmp/stderr"; then
 	check "README C example" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${mpirun[@]}" "$tmp/readme-c" "$ds"
 	check "README C example, agent" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${agent[@]}" "$tmp/readme-c" "$ds"
@@ -159,5 +163,6 @@ else
 fi
 check "README Python example" "$(bin/lmdbio digest "$ds" | sed 's/ digest=.*//')" \
 	"${mpirun[@]}" "$python" "$tmp/readme.py" "$ds"
+check "README DDP example, agent" "trained 2 epochs on 4 learners" "${agent[@]}" "$python" "$tmp/readme_ddp.py" "$ds"
 
 exit "$failed"

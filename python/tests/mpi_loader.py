@@ -9,7 +9,7 @@ The dataset is read independently with py-lmdb (liblmdb) for the expected
 keys and values. Checks: lmdbio.Loader delivers every record exactly once
 per epoch, in the file's order and globally shuffled, with its own key and
 value, as zero-copy read-only views that are released at the next batch,
-the same number of batches on every rank; lmdbio.torch.Dataset under a
+the same number of batches on every rank, also with two loaders open at once; lmdbio.torch.Dataset under a
 DataLoader gives every rank len(ds) batches and every record once, or
 twice where the last round is padded; under an agent, torch.distributed
 (gloo) starts from the environment the agent gave. Exits non-zero on any
@@ -99,6 +99,29 @@ def check_torch(path, expected, size):
     ds.close()
 
 
+def check_two_at_once(path, expected, size):
+    """Two loaders open at once (a training and a validation set), read in
+    turns: each delivers every record once."""
+    n = len(expected)
+    train = lmdbio.Loader(path, batch=4, remainder="keep", shuffle="global", seed=5)
+    val = lmdbio.Loader(path, batch=9, remainder="keep")
+    seen = {"train": [0] * n, "val": [0] * n}
+    live = {"train": train, "val": val}
+    while live:
+        for name, ld in list(live.items()):
+            b = ld.next()
+            if b is None:
+                del live[name]
+                continue
+            for r in b.records:
+                seen[name][r] += 1
+    train.close()
+    val.close()
+    for name, counts in seen.items():
+        counts = lmdbio.allreduce_sum(counts)
+        check(all(c == 1 for c in counts), f"two loaders at once: {name}: not every record once")
+
+
 def check_ddp(top):
     """Under an agent: torch.distributed meets through torchrun's variables,
     and numbers the learners as lmdbio does."""
@@ -121,7 +144,7 @@ def main(path):
     check(np.uint8 is not None, "numpy")
     shuffled = functools.partial(check_loader, shuffle="global", seed=3)
     shuffled.__name__ = "check_loader(shuffle=global)"
-    for run in (check_loader, shuffled, check_torch):
+    for run in (check_loader, shuffled, check_torch, check_two_at_once):
         try:
             run(path, expected, top["size"])
         except Exception as e:  # noqa: BLE001: report, and let every rank finish

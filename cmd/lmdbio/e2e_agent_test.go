@@ -39,7 +39,7 @@ func TestE2EAgentEnvironment(t *testing.T) {
 		want := []string{
 			strings.Join([]string{strconv.Itoa(i), strconv.Itoa(i % 2), "4", "2", strconv.Itoa(node), "2", "1"}, " "),
 			master, "", "no MPI"}
-		if len(f) != 4 || f[0] != want[0] || f[1] != master || !strings.HasPrefix(f[2], "@lmdbio-agent.") || f[3] != want[3] {
+		if len(f) != 4 || f[0] != want[0] || f[1] != master || !strings.HasPrefix(f[2], "@lmdbio.agent.") || f[3] != want[3] {
 			t.Errorf("learner %d: %q, want %q", i, l, want)
 		}
 		if strings.HasSuffix(master, ":") || strings.HasPrefix(master, ":") {

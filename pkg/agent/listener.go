@@ -7,9 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/ring"
 )
 
 // helloTimeout bounds how long a new connection may take to say Hello, so
@@ -17,16 +18,8 @@ import (
 const helloTimeout = 10 * time.Second
 
 // SocketName is the agent socket of node node of job, in the abstract
-// namespace (the leading '@'): nothing on disk, nothing left after a crash.
-func SocketName(job string, node, pid int) string {
-	job = strings.Map(func(r rune) rune {
-		if r == '/' || r == 0 || r == ' ' {
-			return '_'
-		}
-		return r
-	}, job)
-	return fmt.Sprintf("@lmdbio-agent.%s.%d.%d", job, node, pid)
-}
+// namespace: nothing on disk, nothing left after a crash.
+func SocketName(job string, node, pid int) string { return ring.SocketName("agent."+job, node, pid) }
 
 // Listener accepts the learners of one node on the agent's socket and
 // passes their calls on (to a Node). A local rank has one connection at a

@@ -124,10 +124,10 @@ def main(path):
 
     # A learner whose agent is not there (died before it started); one
     # without torchrun's LOCAL_RANK.
-    code, out, err = run({"LMDBIO_AGENT_SOCKET": "@lmdbio-agent.none", "LOCAL_RANK": "0"}, "-m", "lmdbio", "digest", path)
+    code, out, err = run({"LMDBIO_AGENT_SOCKET": "@lmdbio.agent.none", "LOCAL_RANK": "0"}, "-m", "lmdbio", "digest", path)
     if code != 1 or out or "cannot reach the lmdbio agent of this node" not in err:
         failures.append(f"no agent: exit {code}, stdout {out!r}, stderr {err!r}")
-    code, out, err = run({"LMDBIO_AGENT_SOCKET": "@lmdbio-agent.none", "LOCAL_RANK": ""}, "-m", "lmdbio", "digest", path)
+    code, out, err = run({"LMDBIO_AGENT_SOCKET": "@lmdbio.agent.none", "LOCAL_RANK": ""}, "-m", "lmdbio", "digest", path)
     if code != 2 or "LOCAL_RANK" not in err:
         failures.append(f"no LOCAL_RANK: exit {code}, stdout {out!r}, stderr {err!r}")
 

@@ -118,6 +118,25 @@ agent_kill() {
 }
 agent_kill
 
+# A learner that exits 0 with its loader open, in the middle of the run,
+# ends the job as one that dies does, also when the others swallow the
+# failure.
+agent_leave() {
+	local rc=0 started took
+	started=$(date +%s%N)
+	"${agent[@]}" "$python" python/tests/leave.py "$ds" >/dev/null 2>"$tmp/leave.err" || rc=$?
+	took=$((($(date +%s%N) - started) / 1000000))
+	if [ "$rc" -eq 1 ] && [ "$took" -lt 15000 ] &&
+		grep -q "lmdbio run --agent: learner rank 1 .* exited with its loader of .* open" "$tmp/leave.err"; then
+		echo "PASS agent: a learner left with its loader open (the job ended in ${took} ms)"
+	else
+		echo "FAIL agent: a learner left with its loader open (exit $rc after ${took} ms)"
+		sed 's/^/    /' "$tmp/leave.err"
+		failed=1
+	fi
+}
+agent_leave
+
 # torchrun starts processes without MPI: each would read everything alone.
 for cmd in "bin/lmdbio digest" "$python -m lmdbio digest"; do
 	rc=0

@@ -67,15 +67,16 @@ func (j *agentJob) open(path, options string) (source, loader.Options, error) {
 	} else if path == "" {
 		refused = &agent.Error{Kind: agent.KindArgument, Message: "lmdbio_open: the path is empty"}
 	}
-	socket, err := j.client.Open(abs, loaderopts.Format(opt), refused)
+	socket, session, err := j.client.Open(abs, loaderopts.Format(opt), refused)
 	if err != nil {
 		return nil, opt, err
 	}
 	ld, err := loader.Attach(socket, j.client.Topology().Local)
 	if err != nil {
+		_ = j.client.Closed(session)
 		return nil, opt, j.explain(err)
 	}
-	return &agentSource{Loader: ld, job: j}, opt, nil
+	return &agentSource{Loader: ld, job: j, session: session}, opt, nil
 }
 
 func (j *agentJob) allreduceSum(values []uint64) error { return j.client.AllreduceSum(values) }
@@ -91,13 +92,22 @@ func (j *agentJob) explain(err error) error {
 	return fmt.Errorf("the lmdbio agent of node %d (pid %d), the node's reader, has gone (it died, or the job is ending): %w", t.Node, t.AgentPid, err)
 }
 
-// agentSource is a loader attached to the agent.
+// agentSource is a loader attached to the agent's node reader.
 type agentSource struct {
 	*loader.Loader
-	job *agentJob
+	job     *agentJob
+	session uint64
 }
 
 func (s *agentSource) Next(ctx context.Context) (loader.Batch, error) {
 	b, err := s.Loader.Next(ctx)
 	return b, s.job.explain(err)
+}
+
+// Close closes the loader and tells the agent: a learner that exits with
+// a loader open left in the middle of the run.
+func (s *agentSource) Close() error {
+	err := s.Loader.Close()
+	_ = s.job.client.Closed(s.session) // an agent that is gone has no use for it
+	return err
 }

@@ -28,6 +28,7 @@ const (
 	attachTimeout = time.Minute     // learners attaching to a session after the agent answered their open
 	stopGrace     = 2 * time.Second // learners asked to stop, before they are killed
 	sessionGrace  = 3 * time.Second // learners told of a failed session, to exit with their own status first
+	leftGrace     = 2 * time.Second // an exited learner's last notices (loaders it closed), to arrive
 )
 
 func newAgentCommand() *cobra.Command {
@@ -63,6 +64,7 @@ type agentRun struct {
 	job      *mpiJob
 	perNode  int
 	learners *learners
+	listener *agent.Listener
 	node     *agent.Node
 	ending   sync.Once     // the first failure or stop ends the agent
 	ended    chan struct{} // closed once it does
@@ -100,7 +102,7 @@ func (a *agentRun) run(argv []string) error {
 		return err
 	}
 	defer ln.Close()
-	place.socket = ln.Name()
+	a.listener, place.socket = ln, ln.Name()
 	a.node = agent.NewNode(agent.Config{Node: t.Node, Nodes: t.Nodes, Learners: a.perNode,
 		Exchange: func(mine []byte) ([][]byte, error) { return exchangeAll(t.World, mine) },
 		Serve: func(path string, opt loader.Options, learners int) (agent.Session, error) {
@@ -165,15 +167,37 @@ func rendezvous(job *mpiJob) (string, int, error) {
 }
 
 // watch follows the learners: one that fails ends the job, as torchrun
-// ends it; one that exits 0 makes no more calls. It closes exited once
-// every learner has exited.
+// ends it, and so does one that exits 0 but left a loader open (in the
+// middle of the run, as a crash would: the others' batches wait for it);
+// one that exits 0 makes no more calls. It closes exited once every
+// learner has exited.
 func (a *agentRun) watch(exited chan<- struct{}) {
-	for range a.perNode {
-		e := <-a.learners.exits
-		if ok, code, how := e.failure(); !ok {
-			a.fail(code, fmt.Errorf("lmdbio run --agent: %s %s", a.learners.describe(e.local), how))
+	type verdict struct {
+		local, code int
+		how         string // "" when the learner exited 0 as it should
+	}
+	verdicts := make(chan verdict, a.perNode)
+	for judged := 0; judged < a.perNode; {
+		select {
+		case e := <-a.learners.exits:
+			if ok, code, how := e.failure(); !ok {
+				verdicts <- verdict{e.local, code, how}
+				continue
+			}
+			go func() { // its last notices may take a moment to be read
+				if open := a.listener.OpenLoaders(e.local, leftGrace); len(open) > 0 {
+					verdicts <- verdict{e.local, exitFailure, "exited with its loader of " + open[0] + " open, in the middle of the run (without lmdbio_close)"}
+					return
+				}
+				verdicts <- verdict{e.local, exitOK, ""}
+			}()
+		case v := <-verdicts:
+			judged++
+			if v.how != "" {
+				a.fail(v.code, fmt.Errorf("lmdbio run --agent: %s %s", a.learners.describe(v.local), v.how))
+			}
+			a.node.Exited(v.local)
 		}
-		a.node.Exited(e.local)
 	}
 	close(exited)
 }

@@ -18,7 +18,8 @@ const dialTimeout = 30 * time.Second
 // several goroutines; they take turns, as the agent answers one call of a
 // learner at a time.
 type Client struct {
-	mu     sync.Mutex
+	mu     sync.Mutex // one call at a time: its request, then its reply
+	wmu    sync.Mutex // one frame at a time: a call's, or a notice
 	conn   *net.UnixConn
 	in     *bufio.Reader
 	topo   Topology
@@ -51,15 +52,27 @@ func Dial(socket string, local int) (*Client, error) {
 func (c *Client) Topology() Topology { return c.topo }
 
 // Open asks the agents to serve path to every learner: it returns the
-// node reader's socket once every learner of the job asked the same.
-// options is in loaderopts' canonical form; refused, when not nil, is the
-// learner's own objection to them, which every learner then gets.
-func (c *Client) Open(path, options string, refused *Error) (string, error) {
+// node reader's socket once every learner of the job asked the same, and
+// the session's number, which Closed takes. options is in loaderopts'
+// canonical form; refused, when not nil, is the learner's own objection to
+// them, which every learner then gets.
+func (c *Client) Open(path, options string, refused *Error) (socket string, session uint64, err error) {
 	r, err := c.call(Request{Op: OpOpen, Path: path, Options: options, Refused: refused})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return r.Socket, nil
+	return r.Socket, r.Session, nil
+}
+
+// Closed tells the agent that the learner closed its loader of session (or
+// never attached to it): a learner that exits with a loader open left in
+// the middle of the run. It does not wait for an answer.
+func (c *Client) Closed(session uint64) error {
+	b, err := AppendFrame(nil, Request{Op: OpClosed, Session: session})
+	if err != nil {
+		return err
+	}
+	return c.write(b)
 }
 
 // AllreduceSum replaces values by their sums over every learner of the
@@ -108,7 +121,7 @@ func (c *Client) call(req Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	if _, err = c.conn.Write(b); err == nil {
+	if err = c.write(b); err == nil {
 		if b, err = ReadFrame(c.in); err == nil {
 			var r Reply
 			if r, err = DecodeReply(b, req.Op); err == nil {
@@ -121,6 +134,13 @@ func (c *Client) call(req Request) (Reply, error) {
 	}
 	c.err = c.gone(err)
 	return Reply{}, c.err
+}
+
+func (c *Client) write(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.conn.Write(b)
+	return err
 }
 
 // gone says that the agent went away, or what else broke the connection.

@@ -9,10 +9,14 @@
 // LMDBIO_AGENT_SOCKET (AgentSocketEnv) and speaks to it through a Client:
 // Hello (its local rank; the answer says where it stands in the job), Open
 // (a dataset and its options; the answer is the node reader's socket, to
-// loader.Attach to) and Allreduce (sums of uint64 values over every learner
-// of the job). Open and Allreduce are collective: every learner of the job
-// makes the same calls in the same order, and each call returns once every
-// learner has made it, as MPI's collectives do.
+// loader.Attach to, and the session's number) and Allreduce (sums of uint64
+// values over every learner of the job). Open and Allreduce are collective:
+// every learner of the job makes the same calls in the same order, and each
+// call returns once every learner has made it, as MPI's collectives do.
+// Closed, a notice the agent does not answer, says that the learner closed
+// its loader of a session: the agent knows which learners still hold one
+// (Listener.OpenLoaders), and a learner that exits holding one left in the
+// middle of the run.
 //
 // On the agent's side a Listener accepts the node's learners and a Node
 // runs the calls in rounds. A round starts when every learner of the node

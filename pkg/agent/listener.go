@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sort"
 	"sync"
 	"time"
 
@@ -31,7 +32,9 @@ type Listener struct {
 	events chan event
 	mu     sync.Mutex
 	conns  map[*learnerConn]bool
-	taken  []bool // local ranks connected now
+	taken  []bool              // local ranks connected now
+	now    []*learnerConn      // by local rank: its connection, nil between
+	open   []map[uint64]string // by local rank: the sessions it has a loader of, by number
 	closed bool
 	done   chan struct{} // closed by Close: no one takes events any more
 	wg     sync.WaitGroup
@@ -52,6 +55,7 @@ type learnerConn struct {
 	local int
 	pid   int
 	mu    sync.Mutex
+	ended chan struct{} // closed once every frame it sent has been read
 }
 
 // Listen starts accepting the learners of node of nodes, learners of them
@@ -66,7 +70,8 @@ func Listen(name string, node, nodes, learners int) (*Listener, error) {
 	}
 	host, _ := os.Hostname()
 	l := &Listener{ln: ln, name: name, events: make(chan event, 4*learners), conns: map[*learnerConn]bool{},
-		taken: make([]bool, learners), done: make(chan struct{}),
+		taken: make([]bool, learners), now: make([]*learnerConn, learners), open: make([]map[uint64]string, learners),
+		done: make(chan struct{}),
 		node: Topology{Node: node, Nodes: nodes, LocalSize: learners, Size: nodes * learners, AgentPid: os.Getpid(), Host: host}}
 	l.wg.Add(1)
 	go l.accept()
@@ -126,6 +131,12 @@ func (l *Listener) serve(c *net.UnixConn) {
 		if err == nil && req.Op == OpHello {
 			err = fmt.Errorf("%w: a second hello", ErrProtocol)
 		}
+		if err == nil && req.Op == OpClosed {
+			l.mu.Lock()
+			delete(l.open[lc.local], req.Session)
+			l.mu.Unlock()
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = nil
@@ -155,7 +166,7 @@ func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
 		return nil, fmt.Errorf("a process of user %d, not ours", uid)
 	}
 	c.SetDeadline(time.Now().Add(helloTimeout))
-	lc := &learnerConn{c: c, in: bufio.NewReader(c)}
+	lc := &learnerConn{c: c, in: bufio.NewReader(c), ended: make(chan struct{})}
 	b, err := ReadFrame(lc.in)
 	if err != nil {
 		return nil, fmt.Errorf("no hello: %w", err)
@@ -188,6 +199,7 @@ func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
 	}
 	c.SetDeadline(time.Time{})
 	l.taken[req.Local] = true
+	l.now[req.Local] = lc
 	l.conns[lc] = true
 	return lc, nil
 }
@@ -196,8 +208,44 @@ func (l *Listener) forget(lc *learnerConn) {
 	l.mu.Lock()
 	delete(l.conns, lc)
 	l.taken[lc.local] = false
+	l.now[lc.local] = nil
 	l.mu.Unlock()
 	lc.c.Close()
+	close(lc.ended)
+}
+
+// opened records that learner local was given session, of path.
+func (l *Listener) opened(local int, session uint64, path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[local] == nil {
+		l.open[local] = map[uint64]string{}
+	}
+	l.open[local][session] = path
+}
+
+// OpenLoaders lists the datasets learner local has loaders of: sessions it
+// was given and has not said it closed. For a learner that exited, it
+// first waits up to wait for its connection to end, so that the notices
+// it sent before it exited are read.
+func (l *Listener) OpenLoaders(local int, wait time.Duration) []string {
+	l.mu.Lock()
+	lc := l.now[local]
+	l.mu.Unlock()
+	if lc != nil {
+		select {
+		case <-lc.ended:
+		case <-time.After(wait):
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var paths []string
+	for _, p := range l.open[local] {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
 }
 
 // reply sends r on the connection; it fails only if the learner is gone.

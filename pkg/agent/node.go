@@ -42,6 +42,8 @@ type Config struct {
 // nodes' agents (see the package's overview).
 type Node struct {
 	cfg      Config
+	listener *Listener
+	opened   uint64 // sessions served so far; the last one's number
 	events   <-chan event
 	exits    chan int
 	learners []learner
@@ -57,7 +59,7 @@ type learner struct {
 
 // NewNode makes the Node of the learners l accepts.
 func NewNode(cfg Config, l *Listener) *Node {
-	return &Node{cfg: cfg, events: l.events, exits: make(chan int, cfg.Learners), learners: make([]learner, cfg.Learners)}
+	return &Node{cfg: cfg, listener: l, events: l.events, exits: make(chan int, cfg.Learners), learners: make([]learner, cfg.Learners)}
 }
 
 // Exited tells the Node that learner local's process has ended: it makes
@@ -185,7 +187,14 @@ func (n *Node) open(path, options string) {
 		n.answer(func(int) Reply { return Reply{Error: e} })
 		return
 	}
-	n.answer(func(int) Reply { return Reply{Socket: s.Socket()} })
+	n.opened++
+	id := n.opened
+	for local, l := range n.learners {
+		if len(l.calls) > 0 {
+			n.listener.opened(local, id, path)
+		}
+	}
+	n.answer(func(int) Reply { return Reply{Socket: s.Socket(), Session: id} })
 	if err := s.Start(n.cfg.AttachTimeout); err != nil {
 		_ = s.Close()
 		n.sessions.Go(func() { n.failed(path, err) })

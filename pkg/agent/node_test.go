@@ -190,9 +190,9 @@ func TestNodeAllreduceAndOpen(t *testing.T) {
 			return err
 		}
 		for _, path := range []string{"/train", "/val"} {
-			s, err := cl.Open(path, "batch=8 shuffle=global", nil)
-			if err != nil || s != "@fake."+path {
-				return fmt.Errorf("open %s: %q, %v", path, s, err)
+			s, id, err := cl.Open(path, "batch=8 shuffle=global", nil)
+			if err != nil || s != "@fake."+path || id == 0 {
+				return fmt.Errorf("open %s: %q (session %d), %v", path, s, id, err)
 			}
 		}
 		return nil
@@ -218,7 +218,7 @@ func TestNodeMismatch(t *testing.T) {
 	clients := c.dial()
 	errs := each(clients, func(r int, cl *Client) error {
 		if r == 3 {
-			_, err := cl.Open("/d", "", nil)
+			_, _, err := cl.Open("/d", "", nil)
 			return err
 		}
 		return cl.AllreduceSum([]uint64{1})
@@ -274,7 +274,7 @@ func TestNodeOpenErrors(t *testing.T) {
 		if r == 1 {
 			refused = &Error{Kind: KindInput, Message: "option resume: open s.json: no such file or directory"}
 		}
-		_, err := cl.Open("/d", "", refused)
+		_, _, err := cl.Open("/d", "", refused)
 		return err
 	})
 	for r, err := range errs {
@@ -283,7 +283,7 @@ func TestNodeOpenErrors(t *testing.T) {
 			t.Errorf("rank %d: %v, want rank 1's objection", r, err)
 		}
 	}
-	errs = each(clients, func(r int, cl *Client) error { _, err := cl.Open("/d", "", nil); return err })
+	errs = each(clients, func(r int, cl *Client) error { _, _, err := cl.Open("/d", "", nil); return err })
 	for r, err := range errs {
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != KindInput || e.Message != "bad input: not an LMDB" {
@@ -291,7 +291,7 @@ func TestNodeOpenErrors(t *testing.T) {
 		}
 	}
 	c.serveErr, c.endErr = nil, errors.New("learner 1 left without closing its loader")
-	each(clients, func(r int, cl *Client) error { _, err := cl.Open("/e", "", nil); return err })
+	each(clients, func(r int, cl *Client) error { _, _, err := cl.Open("/e", "", nil); return err })
 	c.end(clients)
 	if len(c.failures) != 1 || c.failures[0] != "/e: learner 1 left without closing its loader" {
 		t.Errorf("failures %q, want the session's", c.failures)
@@ -340,6 +340,28 @@ func TestListenerRefuses(t *testing.T) {
 	if _, err := Dial(SocketName("none", 0, 1), 0); err == nil || !strings.Contains(err.Error(), "cannot reach the lmdbio agent") {
 		t.Errorf("no agent: %v", err)
 	}
+}
+
+// TestNodeOpenLoaders: the agent knows which learners still have a loader
+// of a session: given at open, gone once the learner says it closed it.
+func TestNodeOpenLoaders(t *testing.T) {
+	c := newCluster(t, 1, 2)
+	clients := c.dial()
+	ids := make([]uint64, 2)
+	each(clients, func(r int, cl *Client) (err error) { _, ids[r], err = cl.Open("/train", "", nil); return err })
+	each(clients, func(r int, cl *Client) (err error) { _, _, err = cl.Open("/val", "", nil); return err })
+	if err := clients[0].Closed(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	clients[0].Close() // what it sent before is read before its end
+	l := c.listeners[0]
+	if got := l.OpenLoaders(0, 5*time.Second); len(got) != 1 || got[0] != "/val" {
+		t.Errorf("learner 0 has loaders of %q, want /val", got)
+	}
+	if got := l.OpenLoaders(1, time.Millisecond); len(got) != 2 {
+		t.Errorf("learner 1 has loaders of %q, want /train and /val", got)
+	}
+	c.end(clients)
 }
 
 // TestClientAgentGone: a learner whose agent died gets an error that says

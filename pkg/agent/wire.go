@@ -29,11 +29,13 @@ const (
 // ErrProtocol marks bytes that are not a valid message.
 var ErrProtocol = errors.New("agent: bad message")
 
-// The calls of a Request.
+// The calls of a Request. Closed is a notice, not a call: the agent does
+// not answer it.
 const (
 	OpHello     = "hello"
 	OpOpen      = "open"
 	OpAllreduce = "allreduce"
+	OpClosed    = "closed"
 )
 
 // Request is what a learner asks its agent.
@@ -51,6 +53,8 @@ type Request struct {
 	Refused *Error `json:"refused,omitempty"`
 	// allreduce
 	Values []uint64 `json:"values,omitempty"`
+	// closed: the learner closed its loader of this session
+	Session uint64 `json:"session,omitempty"`
 }
 
 // Reply answers one Request. Error is set when the call failed; otherwise
@@ -59,6 +63,7 @@ type Reply struct {
 	Error    *Error    `json:"error,omitempty"`
 	Topology *Topology `json:"topology,omitempty"` // hello
 	Socket   string    `json:"socket,omitempty"`   // open: the node reader's
+	Session  uint64    `json:"session,omitempty"`  // open: its number, for Closed
 	Values   []uint64  `json:"values,omitempty"`   // allreduce: the sums
 }
 
@@ -154,7 +159,14 @@ func DecodeRequest(b []byte) (Request, error) {
 	}
 	hello := r.Version != 0 || r.Local != 0 || r.Pid != 0
 	open := r.Path != "" || r.Options != "" || r.Refused != nil
+	if r.Session != 0 && r.Op != OpClosed {
+		return bad("fields of another call")
+	}
 	switch r.Op {
+	case OpClosed:
+		if hello || open || r.Values != nil || r.Session == 0 {
+			return bad("fields of another call, or no session")
+		}
 	case OpHello:
 		switch {
 		case open || r.Values != nil:
@@ -191,7 +203,7 @@ func DecodeReply(b []byte, op string) (Reply, error) {
 		return Reply{}, err
 	}
 	if r.Error != nil {
-		if !r.Error.valid() || r.Topology != nil || r.Socket != "" || r.Values != nil {
+		if !r.Error.valid() || r.Topology != nil || r.Socket != "" || r.Values != nil || r.Session != 0 {
 			return Reply{}, fmt.Errorf("%w: a bad error reply", ErrProtocol)
 		}
 		return r, nil
@@ -200,13 +212,13 @@ func DecodeReply(b []byte, op string) (Reply, error) {
 	switch op {
 	case OpHello:
 		t := r.Topology
-		ok = t != nil && r.Socket == "" && r.Values == nil && t.Nodes >= 1 && t.LocalSize >= 1 &&
+		ok = t != nil && r.Socket == "" && r.Values == nil && r.Session == 0 && t.Nodes >= 1 && t.LocalSize >= 1 &&
 			t.Node >= 0 && t.Node < t.Nodes && t.Local >= 0 && t.Local < t.LocalSize &&
 			t.Size == t.Nodes*t.LocalSize && t.Rank == t.Node*t.LocalSize+t.Local
 	case OpOpen:
-		ok = r.Topology == nil && r.Socket != "" && len(r.Socket) <= MaxPath && r.Values == nil
+		ok = r.Topology == nil && r.Socket != "" && len(r.Socket) <= MaxPath && r.Values == nil && r.Session != 0
 	case OpAllreduce:
-		ok = r.Topology == nil && r.Socket == "" && len(r.Values) <= MaxValues
+		ok = r.Topology == nil && r.Socket == "" && len(r.Values) <= MaxValues && r.Session == 0
 	}
 	if !ok {
 		return Reply{}, fmt.Errorf("%w: not an answer to %s", ErrProtocol, op)

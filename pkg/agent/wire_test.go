@@ -60,6 +60,7 @@ func TestDecodeRequestBad(t *testing.T) {
 		`{"op":"allreduce","local":2}`, `{"op":"allreduce","values":[-1]}`, `{"op":"allreduce","values":[18446744073709551616]}`,
 		`{"op":"allreduce","colour":1}`, `{"op":"allreduce"} {}`, `{"op":"allreduce","values":[1.5]}`,
 		`{"op":"open","path":"` + strings.Repeat("p", MaxPath+1) + `"}`,
+		`{"op":"closed"}`, `{"op":"closed","session":2,"values":[1]}`, `{"op":"open","path":"x","session":2}`,
 	} {
 		if r, err := DecodeRequest([]byte(s)); !errors.Is(err, ErrProtocol) {
 			t.Errorf("%.60s: %+v, %v; want ErrProtocol", s, r, err)
@@ -70,9 +71,9 @@ func TestDecodeRequestBad(t *testing.T) {
 func TestDecodeReply(t *testing.T) {
 	good := map[string]string{
 		`{"topology":{"rank":3,"size":4,"node":1,"nodes":2,"local":1,"local_size":2,"agent_pid":7,"host":"h"}}`: OpHello,
-		`{"socket":"@s"}`:  OpOpen,
-		`{"values":[1,2]}`: OpAllreduce,
-		`{}`:               OpAllreduce, // no values
+		`{"socket":"@s","session":3}`: OpOpen,
+		`{"values":[1,2]}`:            OpAllreduce,
+		`{}`:                          OpAllreduce, // no values
 		`{"error":{"kind":"input","message":"p: missing"}}`: OpOpen,
 	}
 	for s, op := range good {
@@ -88,6 +89,7 @@ func TestDecodeReply(t *testing.T) {
 		`{"error":{"kind":"input","message":"m"},"socket":"@s"}`: OpOpen,
 		`{"error":{"kind":"input"}}`:                             OpOpen,
 		`{"socket":"@s","values":[1]}`:                           OpOpen,
+		`{"socket":"@u"}`:                                        OpOpen, // no session
 		`{"socket":"@t"}`:                                        "fly",
 	}
 	for s, op := range bad {

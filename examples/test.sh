@@ -79,9 +79,10 @@ check "Python: HDF5 rows and labels, agent, 4 learners, 2 nodes" "python hdf5 te
 
 # A learner killed in the middle of an epoch ends the agent job within
 # 10 s, non-zero, with nothing of the job left: no process, no file in
-# /dev/shm (the agents' Open MPI files, lmdbio's segments).
+# /dev/shm (the agents' Open MPI files, lmdbio's segments). So does an agent
+# killed, and its learners say that their agent has gone.
 agent_kill() {
-	local data=$tmp/kill-me job rc=0 learner agentpid ompi lmdbio_job started
+	local victim=$1 want=$2 data=$tmp/kill-$1 job rc=0 learner agentpid ompi lmdbio_job started
 	ln -s "$ds" "$data"
 	"${agent[@]}" "$python" -m lmdbio digest --epochs 1000 --batch 1 "$data" >"$tmp/kill.out" 2>"$tmp/kill.err" &
 	job=$!
@@ -89,8 +90,9 @@ agent_kill() {
 		learner=$(for p in $(pgrep -f "lmdbio digest --epochs 1000 --batch 1 $data" || true); do
 			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RANK=2; then echo "$p"; fi
 		done)
-		agentpid=$(pgrep -f "^$repo/bin/lmdbio agent --learners-per-node 2 -- $python -m lmdbio digest --epochs 1000 --batch 1 $data" || true)
-		agentpid=${agentpid%%$'\n'*}
+		agentpid=$(for p in $(pgrep -f "^$repo/bin/lmdbio agent --learners-per-node 2 -- $python -m lmdbio digest --epochs 1000 --batch 1 $data" || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then echo "$p"; fi
+		done)
 		[ -n "$learner" ] && [ -n "$agentpid" ] && break
 		sleep 0.2
 	done
@@ -98,7 +100,7 @@ agent_kill() {
 	lmdbio_job=$(tr '\0' '\n' <"/proc/$agentpid/environ" 2>/dev/null | sed -n 's/^LMDBIO_JOB_ID=//p' || true)
 	sleep 2 # in the middle of the epoch
 	started=$(date +%s%N)
-	kill -KILL "$learner"
+	if [ "$victim" = learner ]; then kill -KILL "$learner"; else kill -KILL "$agentpid"; fi
 	wait "$job" || rc=$?
 	local took=$((($(date +%s%N) - started) / 1000000))
 	sleep 1
@@ -106,17 +108,18 @@ agent_kill() {
 	left=$(pgrep -fa -- "$data" || true)
 	shm=$(ls /dev/shm | grep -e "^vader_segment\..*\.$(printf %x "${ompi:-0}")\." -e "^lmdbio\.${lmdbio_job:-none}\." || true)
 	if [ -n "$learner" ] && [ -n "$ompi" ] && [ "$rc" -eq 1 ] && [ "$took" -lt 10000 ] && [ -z "$left" ] && [ -z "$shm" ] &&
-		grep -q "lmdbio run --agent: learner rank 2 .* was killed by signal 9 (SIGKILL)" "$tmp/kill.err"; then
-		echo "PASS agent: a learner killed mid-epoch (the job ended in ${took} ms)"
+		grep -q "$want" "$tmp/kill.err"; then
+		echo "PASS agent: $victim killed mid-epoch (the job ended in ${took} ms)"
 	else
-		echo "FAIL agent: a learner killed mid-epoch (learner ${learner:-not found}, exit $rc after ${took} ms)"
+		echo "FAIL agent: $victim killed mid-epoch (learner ${learner:-not found}, exit $rc after ${took} ms)"
 		[ -z "$left" ] || printf '    left running: %s\n' "$left"
 		[ -z "$shm" ] || printf '    left in /dev/shm: %s\n' "$shm"
 		sed 's/^/    /' "$tmp/kill.err"
 		failed=1
 	fi
 }
-agent_kill
+agent_kill learner "lmdbio run --agent: learner rank 2 .* was killed by signal 9 (SIGKILL)"
+agent_kill agent "the lmdbio agent of node 1 (pid [0-9]*).* has gone"
 
 # A learner that exits 0 with its loader open, in the middle of the run,
 # ends the job as one that dies does, also when the others swallow the

@@ -116,7 +116,7 @@ func lmdbioGoState(id C.uintptr_t, buf *C.char, capacity C.size_t, length *C.siz
 		switch {
 		case buf == nil:
 			return 0, nil // the caller asks for the length
-		case int(capacity) <= len(doc):
+		case uint64(capacity) <= uint64(len(doc)):
 			return errArgument, fmt.Errorf("lmdbio_state: a buffer of %d bytes, the state needs %d with its NUL", capacity, len(doc)+1)
 		}
 		out := cArray[byte](unsafe.Pointer(buf), len(doc)+1)

@@ -82,7 +82,7 @@ func runAgent(perNode int, argv []string) error {
 }
 
 // run starts the learners and runs their calls until every learner of the
-// job has finished with lmdbio and every learner here has exited.
+// job has exited.
 func (a *agentRun) run(argv []string) error {
 	t := a.job.topo
 	var err error
@@ -105,15 +105,7 @@ func (a *agentRun) run(argv []string) error {
 	a.listener, place.socket = ln, ln.Name()
 	a.node = agent.NewNode(agent.Config{Node: t.Node, Nodes: t.Nodes, Learners: a.perNode,
 		Exchange: func(mine []byte) ([][]byte, error) { return exchangeAll(t.World, mine) },
-		Serve: func(path string, opt loader.Options, learners int) (agent.Session, error) {
-			opt.Topology = t
-			r, err := loader.Serve(path, opt, learners)
-			if err != nil {
-				return nil, err
-			}
-			return r, nil
-		},
-		AttachTimeout: attachTimeout, SessionFailed: a.sessionFailed}, ln)
+		Serve:    a.serve, AttachTimeout: attachTimeout, SessionFailed: a.sessionFailed}, ln)
 	a.learners, err = startLearners(argv, place)
 	if err = a.job.agree(err); err != nil {
 		if a.learners != nil {
@@ -132,6 +124,17 @@ func (a *agentRun) run(argv []string) error {
 	// their model): wait for them without keeping a core busy.
 	_, err = exchangeAll(t.World, []byte{1})
 	return err
+}
+
+// serve opens path for the learners of every node: this agent is its
+// node's reader. Collective over the agents.
+func (a *agentRun) serve(path string, opt loader.Options, learners int) (agent.Session, error) {
+	opt.Topology = a.job.topo
+	r, err := loader.Serve(path, opt, learners)
+	if err != nil {
+		return nil, err // not a nil *loader.Reader in an interface
+	}
+	return r, nil
 }
 
 // rendezvous is where torch.distributed's processes meet: MASTER_ADDR and

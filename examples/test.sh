@@ -2,7 +2,9 @@
 # test.sh checks lmdbio's bindings end to end (make test-bindings; needs
 # make build examples first): the C library's answers to misuse, the C and
 # Caffe-MPI examples and the Python binding under mpirun (4 ranks as 2
-# virtual nodes) against `lmdbio digest`, a launcher without MPI, pip
+# virtual nodes) and as learners of lmdbio run --agent (4 learners on 2
+# virtual nodes) against `lmdbio digest`, a shuffled run resumed through
+# the C ABI, a learner killed in agent mode, a launcher without MPI, pip
 # install, and the README's C and Python examples. It prints one PASS/FAIL
 # line per check and exits non-zero if any fails.
 set -euo pipefail
@@ -19,6 +21,7 @@ export PKG_CONFIG_PATH=$repo/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export PYTHONPATH=$repo/python
 limit=${BINDINGS_TEST_TIMEOUT:-120}
 mpirun=(timeout -k 10 "$limit" mpirun --oversubscribe -x LMDBIO_RANKS_PER_NODE=2 -x PYTHONPATH -np 4)
+agent=(timeout -k 10 "$limit" bin/lmdbio run --agent -n 2 -N 2 --learners-per-node 2 --)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,6 +54,9 @@ cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/badinput" cmd/liblmdbio/testdata/
 check "C ABI: bad input" "badinput: ok" timeout "$limit" "$tmp/badinput" "$ds" "$tmp/notlmdb" 2003
 mpicc -O2 -Wall -Werror -o "$tmp/hosted_single" cmd/liblmdbio/testdata/hosted_single.c $(pkg-config --cflags --libs lmdbio)
 check "C ABI: a host's MPI without threads" "hosted_single: ok" timeout "$limit" "$tmp/hosted_single"
+cc -O2 -Wall -Wextra -Werror -o "$tmp/resume" cmd/liblmdbio/testdata/resume.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: global shuffle resumed, 4 ranks, 2 nodes" "resume: ok" "${mpirun[@]}" "$tmp/resume" "$ds" 2003
+check "C ABI: global shuffle resumed, agent, 4 learners, 2 nodes" "resume: ok" "${agent[@]}" "$tmp/resume" "$ds" 2003
 check "C digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" bin/c-digest-example "$ds" "batch=9"
 check "Caffe-MPI example, 4 ranks, 2 nodes" "$want" bin/lmdbio run -n 4 -N 2 -- bin/caffe-mpi-example "$ds"
 check "Caffe-MPI example, 2 epochs through SeekToFirst" "$want2" \
@@ -60,6 +66,79 @@ check "Python: bad input" "python bad-input tests: ok" timeout "$limit" "$python
 check "Python: loader and torch, 4 ranks, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
 	"${mpirun[@]}" "$python" python/tests/mpi_loader.py "$ds"
 check "Python: digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" "$python" -m lmdbio digest "$ds"
+check "Python: loader and torch, agent, 4 learners, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
+	"${agent[@]}" "$python" python/tests/mpi_loader.py "$ds"
+check "Python: digest, agent, 4 learners, 2 nodes" "$want" "${agent[@]}" "$python" -m lmdbio digest "$ds"
+
+# An HDF5 file (lmdbio_open finds its format), with its labels.
+h5=$tmp/images.h5
+bin/lmdbio gen --format hdf5 --records 301 --size 3x16x16 --chunk 32 --gzip 4 --out "$h5" >/dev/null
+check "Python: HDF5 digest, 4 ranks, 2 nodes" "$(bin/lmdbio digest "$h5")" "${mpirun[@]}" "$python" -m lmdbio digest "$h5"
+check "Python: HDF5 rows and labels, agent, 4 learners, 2 nodes" "python hdf5 tests on 4 learners: ok" \
+	"${agent[@]}" "$python" python/tests/hdf5_labels.py "$h5"
+
+# A learner killed in the middle of an epoch ends the agent job within
+# 10 s, non-zero, with nothing of the job left: no process, no file in
+# /dev/shm (the agents' Open MPI files, lmdbio's segments). So does an agent
+# killed, and its learners say that their agent has gone.
+agent_kill() {
+	local victim=$1 want=$2 data=$tmp/kill-$1 job rc=0 learner agentpid ompi lmdbio_job started
+	ln -s "$ds" "$data"
+	"${agent[@]}" "$python" -m lmdbio digest --epochs 1000 --batch 1 "$data" >"$tmp/kill.out" 2>"$tmp/kill.err" &
+	job=$!
+	for _ in $(seq 100); do
+		learner=$(for p in $(pgrep -f "lmdbio digest --epochs 1000 --batch 1 $data" || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RANK=2; then echo "$p"; fi
+		done)
+		agentpid=$(for p in $(pgrep -f "^$repo/bin/lmdbio agent --learners-per-node 2 -- $python -m lmdbio digest --epochs 1000 --batch 1 $data" || true); do
+			if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then echo "$p"; fi
+		done)
+		[ -n "$learner" ] && [ -n "$agentpid" ] && break
+		sleep 0.2
+	done
+	ompi=$(tr '\0' '\n' <"/proc/$agentpid/environ" 2>/dev/null | sed -n 's/^OMPI_MCA_ess_base_jobid=//p' || true)
+	lmdbio_job=$(tr '\0' '\n' <"/proc/$agentpid/environ" 2>/dev/null | sed -n 's/^LMDBIO_JOB_ID=//p' || true)
+	sleep 2 # in the middle of the epoch
+	started=$(date +%s%N)
+	if [ "$victim" = learner ]; then kill -KILL "$learner"; else kill -KILL "$agentpid"; fi
+	wait "$job" || rc=$?
+	local took=$((($(date +%s%N) - started) / 1000000))
+	sleep 1
+	local left shm
+	left=$(pgrep -fa -- "$data" || true)
+	shm=$(ls /dev/shm | grep -e "^vader_segment\..*\.$(printf %x "${ompi:-0}")\." -e "^lmdbio\.${lmdbio_job:-none}\." || true)
+	if [ -n "$learner" ] && [ -n "$ompi" ] && [ "$rc" -eq 1 ] && [ "$took" -lt 10000 ] && [ -z "$left" ] && [ -z "$shm" ] &&
+		grep -q "$want" "$tmp/kill.err"; then
+		echo "PASS agent: $victim killed mid-epoch (the job ended in ${took} ms)"
+	else
+		echo "FAIL agent: $victim killed mid-epoch (learner ${learner:-not found}, exit $rc after ${took} ms)"
+		[ -z "$left" ] || printf '    left running: %s\n' "$left"
+		[ -z "$shm" ] || printf '    left in /dev/shm: %s\n' "$shm"
+		sed 's/^/    /' "$tmp/kill.err"
+		failed=1
+	fi
+}
+agent_kill learner "lmdbio run --agent: learner rank 2 .* was killed by signal 9 (SIGKILL)"
+agent_kill agent "the lmdbio agent of node 1 (pid [0-9]*).* has gone"
+
+# A learner that exits 0 with its loader open, in the middle of the run,
+# ends the job as one that dies does, also when the others swallow the
+# failure.
+agent_leave() {
+	local rc=0 started took
+	started=$(date +%s%N)
+	"${agent[@]}" "$python" python/tests/leave.py "$ds" >/dev/null 2>"$tmp/leave.err" || rc=$?
+	took=$((($(date +%s%N) - started) / 1000000))
+	if [ "$rc" -eq 1 ] && [ "$took" -lt 15000 ] &&
+		grep -q "lmdbio run --agent: learner rank 1 .* exited with its loader of .* open" "$tmp/leave.err"; then
+		echo "PASS agent: a learner left with its loader open (the job ended in ${took} ms)"
+	else
+		echo "FAIL agent: a learner left with its loader open (exit $rc after ${took} ms)"
+		sed 's/^/    /' "$tmp/leave.err"
+		failed=1
+	fi
+}
+agent_leave
 
 # torchrun starts processes without MPI: each would read everything alone.
 for cmd in "bin/lmdbio digest" "$python -m lmdbio digest"; do
@@ -90,10 +169,15 @@ else
 fi
 
 # The README's C and Python examples, built and run as they stand.
-awk '/^```c$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.c"
-awk '/^```python$/{on=1; next} /^```/{on=0} on' README.md >"$tmp/readme.py"
+# block LANG N prints the README's Nth code block in LANG (there are two
+# Python examples).
+block() { awk -v lang="$1" -v n="$2" '$0 == "```" lang {k++; if (k == n) {on = 1; next}} /^```/ {on = 0} on' README.md; }
+block c 1 >"$tmp/readme.c"
+block python 1 >"$tmp/readme.py"
+block python 2 >"$tmp/readme_ddp.py"
 if [ -s "$tmp/readme.c" ] && mpicc -Wall -Werror -o "$tmp/readme-c" -x c "$tmp/readme.c" $(pkg-config --cflags --libs lmdbio) 2>"$tmp/stderr"; then
 	check "README C example" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${mpirun[@]}" "$tmp/readme-c" "$ds"
+	check "README C example, agent" "$(bin/lmdbio digest --batch 64 "$ds" | sed 's/ digest=.*//')" "${agent[@]}" "$tmp/readme-c" "$ds"
 else
 	echo "FAIL README C example: no \`\`\`c block, or it does not compile"
 	sed 's/^/    /' "$tmp/stderr"
@@ -101,5 +185,6 @@ else
 fi
 check "README Python example" "$(bin/lmdbio digest "$ds" | sed 's/ digest=.*//')" \
 	"${mpirun[@]}" "$python" "$tmp/readme.py" "$ds"
+check "README DDP example, agent" "trained 2 epochs on 4 learners" "${agent[@]}" "$python" "$tmp/readme_ddp.py" "$ds"
 
 exit "$failed"

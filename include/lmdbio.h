@@ -2,11 +2,12 @@
  * lmdbio.h — the C interface of lmdbio, a data loader for distributed
  * deep-learning training.
  *
- * One reader rank per node reads the dataset in large sequential spans and
- * hands every learner process of its node zero-copy views of its batches
- * through shared memory. Every process of the job (every MPI rank) is a
- * learner: it opens the dataset, asks for its next batch until the end of an
- * epoch, and closes it.
+ * One reader per node reads the dataset in large sequential spans and hands
+ * every learner process of its node zero-copy views of its batches through
+ * shared memory. Every process of the job is a learner: it opens the
+ * dataset, asks for its next batch until the end of an epoch, and closes it.
+ * The learners are the ranks of an MPI job (lmdbio run -n N -- PROGRAM), or
+ * processes without MPI that lmdbio run --agent started (see AGENT MODE).
  *
  *     #include <lmdbio.h>
  *
@@ -56,6 +57,20 @@
  * exit if the program never calls lmdbio_finalize. lmdbio must be linked
  * against the same MPI library as the program.
  *
+ * AGENT MODE
+ * A process that lmdbio run --agent started (LMDBIO_AGENT_SOCKET is set, with
+ * torchrun's RANK, LOCAL_RANK, WORLD_SIZE, ...) uses no MPI at all: lmdbio_init
+ * connects to the lmdbio agent of its node, the node's reader, and the
+ * collective calls (lmdbio_open, lmdbio_allreduce_sum_u64) go through the
+ * agents, which agree across nodes; lmdbio_get_topology gives torchrun's
+ * numbering (rank = node * local_size + local_rank). Every learner of the
+ * job makes the same collective calls in the same order; one that differs,
+ * or that exits while the others wait in a call, makes that call fail on
+ * every learner with a message that names it. If the agent dies, the
+ * learner's next call fails with a message that says so. The process may
+ * still initialise MPI for itself (mpi4py, torch.distributed's MPI
+ * backend): lmdbio does not use it.
+ *
  * THREADS
  * - lmdbio_init and lmdbio_finalize: call them from one thread (the thread
  *   that initialises MPI becomes MPI's main thread).
@@ -68,7 +83,8 @@
  *   They point into shared memory that other processes read too: never
  *   write through them.
  * - lmdbio_open, lmdbio_close, lmdbio_allreduce_sum_u64 are collective over
- *   the job (every rank calls them, in the same order).
+ *   the job (every rank calls them, in the same order); lmdbio_state,
+ *   lmdbio_info and lmdbio_next are not.
  *
  * BAD INPUT
  * A NULL handle, a handle that was closed or never opened, a NULL pointer
@@ -89,7 +105,7 @@ extern "C" {
 /* LMDBIO_ABI_VERSION changes whenever this header changes incompatibly
  * (a function, a struct or the meaning of a status). Pass it to
  * lmdbio_init, which refuses a library built from another version. */
-#define LMDBIO_ABI_VERSION 1
+#define LMDBIO_ABI_VERSION 2
 
 /* LMDBIO_VERSION is the release this header comes from. */
 #define LMDBIO_VERSION "0.1.0"
@@ -124,14 +140,19 @@ typedef struct lmdbio_batch {
 	const size_t *key_lens;        /* length of each key in bytes */
 	const uint8_t *const *values;  /* value of each sample */
 	const size_t *value_lens;      /* length of each value in bytes */
+	const uint8_t *const *labels;  /* label of each sample (an HDF5 file's labels
+	                                  dataset, the row's bytes); length 0 without */
+	const size_t *label_lens;      /* length of each label in bytes */
 } lmdbio_batch;
 
 /* What lmdbio_info tells about an open loader. */
 typedef struct lmdbio_loader_info {
 	int64_t records;  /* records in the dataset */
-	int64_t batches;  /* batches this learner gets per epoch (the same on every rank) */
-	int64_t epochs;   /* epochs the loader delivers */
+	int64_t batches;  /* batches this learner gets in the epoch lmdbio_next is in
+	                     (the same on every rank; a resumed epoch has only the rest) */
+	int64_t epochs;   /* epochs of the run, from epoch 0 */
 	int64_t batch;    /* records per full batch */
+	int64_t epoch;    /* the epoch lmdbio_next is in (a resumed run starts in a later one) */
 } lmdbio_loader_info;
 
 /* Where this process stands in the job. */
@@ -156,40 +177,64 @@ const char *lmdbio_status_string(int status);
 /* lmdbio_init checks that abi_version (pass LMDBIO_ABI_VERSION) is the
  * library's, joins or initialises MPI and works out the job's topology
  * (LMDBIO_RANKS_PER_NODE=k makes k consecutive ranks one node). Collective.
- * Calling it again returns LMDBIO_OK; calling it after lmdbio_finalize
- * returns LMDBIO_ERR_STATE. It returns LMDBIO_ERR_LAUNCH, with a message
- * saying how to launch the job, for a job whose processes each see an MPI
- * world of one although the launcher started several (torchrun's RANK and
- * WORLD_SIZE, or srun without the right --mpi). */
+ * In a learner of lmdbio run --agent it connects to the node's agent
+ * instead, and MPI is left alone. Calling it again returns LMDBIO_OK;
+ * calling it after lmdbio_finalize returns LMDBIO_ERR_STATE. It returns
+ * LMDBIO_ERR_LAUNCH, with a message saying how to launch the job, for a job
+ * whose processes each see an MPI world of one although the launcher
+ * started several (torchrun's RANK and WORLD_SIZE without an agent, or srun
+ * without the right --mpi). */
 int lmdbio_init(int abi_version);
 
 /* lmdbio_finalize closes every loader still open and, if lmdbio_init
- * initialised MPI, finalises it. Collective. Calling it again is a no-op. */
+ * initialised MPI, finalises it (a learner of an agent closes its
+ * connection: it makes no more collective calls). Collective. Calling it
+ * again is a no-op. */
 int lmdbio_finalize(void);
 
 /* lmdbio_get_topology fills *out. Needs lmdbio_init. */
 int lmdbio_get_topology(lmdbio_topology *out);
 
-/* lmdbio_open opens the dataset at path (an LMDB directory or its data.mdb)
- * and stores a new handle in *out. Collective: every rank passes the same
- * path and options; every rank fails if any rank fails.
+/* lmdbio_open opens the dataset at path (an LMDB directory or its data.mdb,
+ * or an HDF5 file) and stores a new handle in *out. Collective: every rank
+ * passes the same path and options; every rank fails if any rank fails.
  *
- * options is NULL or a string of key=value words separated by spaces:
+ * options is NULL or a string of key=value words separated by spaces (the
+ * lmdbio command's flags of the same names):
  *   batch=N        records per batch (64)
- *   epochs=N       epochs to deliver (1)
+ *   epochs=N       epochs of the run (1)
  *   mode=M         lmdb, lmm, lmm+dio, lmm+dio+prov, lmm+dio+prov+coal,
  *                  lmm+dio+prov+coal+stag, or default (all optimisations)
- *   remainder=R    records that do not fill a round: drop-last (default),
- *                  pad, or keep (every record exactly once; short last batches)
+ *   remainder=R    records that do not fill a round: pad (default: repeat
+ *                  records to fill it), drop-last, or keep (every record
+ *                  exactly once; short last batches)
+ *   shuffle=S      the order of every epoch: none (the file's, default),
+ *                  chunk, global or local
+ *   seed=N         seed of the shuffles (0)
+ *   chunk=SIZE     shuffle=chunk: bytes of values per chunk (64MiB)
+ *   chunk-window=N shuffle=chunk: chunks shuffled together (8)
+ *   locality=on|off  learners first take the records their node holds (on)
+ *   cache=C        shared memory per node kept for the samples it loaded:
+ *                  auto (what fits, default), off, or a SIZE
+ *   dataset=NAME   HDF5: the dataset whose rows are the records (data)
+ *   labels=NAME    HDF5: the labels dataset (label if the file has one;
+ *                  none for no labels), delivered in lmdbio_batch.labels
  *   direct=BOOL    read with O_DIRECT (false)
- *   stagger=N      node readers on storage at once (1)
+ *   stagger=N      node readers on storage at once (4)
  *   window=SIZE    bytes a node reads per window (64MiB)
  *   prefetch=N     windows read ahead of the learners (2)
  *   max-span=SIZE  largest single read (16MiB)
  *   max-gap=SIZE   unneeded bytes read through to merge two reads (1MiB)
  *   io-depth=N     reads in flight per node reader (4)
+ *   resume=STATE   continue the run a state of lmdbio_state describes, also
+ *                  with another number of learners (same dataset, shuffle,
+ *                  seed and global batch size): STATE is the state itself
+ *                  when it starts with '{' (a JSON object, which may hold
+ *                  spaces), else the path of a file that holds it
  * SIZE takes a unit (4096, 64KiB, 4MiB, 1GB). An unknown key, a key given
- * twice or a bad value returns LMDBIO_ERR_ARGUMENT naming the key. */
+ * twice or a bad value returns LMDBIO_ERR_ARGUMENT naming the key; a resume
+ * state that is missing, damaged or does not fit the run returns
+ * LMDBIO_ERR_INPUT. */
 int lmdbio_open(const char *path, const char *options, lmdbio_loader **out);
 
 /* lmdbio_next fills *batch with this learner's next batch and returns
@@ -202,6 +247,15 @@ int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch);
 
 /* lmdbio_info fills *out. */
 int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out);
+
+/* lmdbio_state writes where the run is, a JSON document for resume=, into
+ * buf (cap bytes, NUL-terminated) and its length without the NUL into *len:
+ * the epoch lmdbio_next is in and the batches of it delivered so far.
+ * Every learner gets the same state at the same step (after as many
+ * lmdbio_next calls), so one of them may save it. With buf NULL and cap 0 it
+ * only sets *len; a buffer too small returns LMDBIO_ERR_ARGUMENT and sets
+ * *len. */
+int lmdbio_state(lmdbio_loader *loader, char *buf, size_t cap, size_t *len);
 
 /* lmdbio_close ends the learner's part and invalidates the handle (a later
  * call with it returns LMDBIO_ERR_HANDLE). On a node's reader rank it waits

@@ -122,13 +122,17 @@ class Clock:
     """The moments of a peer's run on the time.perf_counter() clock.
 
     ready: the script's own start (after the interpreter and the imports);
-    loop_start, first_batch, loop_end: the epoch loop.
+    loop_start, first_batch, loop_end: the epoch loop. origin is where the
+    times count from: this process's start, or that of the process that
+    launched it (a peer whose processes a launcher starts, see
+    origin_of).
     """
 
     ready: float = 0.0
     loop_start: float = 0.0
     first_batch: float = 0.0
     loop_end: float = 0.0
+    origin: float = PROCESS_START
 
     def times(self) -> dict[str, float]:
         """The times of the result line, in seconds from the process start.
@@ -139,10 +143,10 @@ class Clock:
         to the first batch; loop_s: the epoch loop alone.
         """
         return {
-            "seconds": self.loop_end - PROCESS_START,
-            "startup_s": self.loop_start - PROCESS_START,
-            "process_startup_s": self.ready - PROCESS_START,
-            "first_batch_s": (self.first_batch or self.loop_end) - PROCESS_START,
+            "seconds": self.loop_end - self.origin,
+            "startup_s": self.loop_start - self.origin,
+            "process_startup_s": self.ready - self.origin,
+            "first_batch_s": (self.first_batch or self.loop_end) - self.origin,
             "loop_s": self.loop_end - self.loop_start,
         }
 
@@ -203,20 +207,33 @@ class EpochLog:
             "records": self.tally.records - records,
             "bytes": self.tally.bytes - nbytes,
             "seconds": end - begin,
-            "end_s": end - PROCESS_START,
+            "end_s": end - self.clock.origin,
             "stall_s": stall,
             "storage_bytes": max(0, storage_read_bytes() - io),
         })
 
 
+def boot_time_of_start() -> float:
+    """This process's start on CLOCK_BOOTTIME, to hand to the processes it
+    launches (origin_of)."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - (time.perf_counter() - PROCESS_START)
+
+
+def origin_of(boot_start: float) -> float:
+    """The perf_counter() reading of a moment given on CLOCK_BOOTTIME (the
+    start of the process that launched this one)."""
+    return time.perf_counter() - (time.clock_gettime(time.CLOCK_BOOTTIME) - boot_start)
+
+
 def result_line(peer: str, tally: Tally, times: dict[str, float], extra: dict[str, Any],
-                config: dict[str, Any], epochs: list[dict[str, Any]] | None = None) -> str:
+                config: dict[str, Any], epochs: list[dict[str, Any]] | None = None,
+                origin: float = PROCESS_START) -> str:
     """Format the one JSON result line every peer prints on stdout.
 
     times are Clock.times() (of the slowest rank, for a peer of several);
-    total_s is the time from the process start to this line. extra adds
-    peer-specific times; epochs are EpochLog.entries, for peers that log
-    their epochs.
+    total_s is the time from the process start (origin) to this line.
+    extra adds peer-specific times; epochs are EpochLog.entries, for peers
+    that log their epochs.
     """
     seconds = times["seconds"]
     out: dict[str, Any] = {
@@ -233,7 +250,7 @@ def result_line(peer: str, tally: Tally, times: dict[str, float], extra: dict[st
     out.update(extra)
     if epochs is not None:
         out["epochs"] = epochs
-    out["total_s"] = time.perf_counter() - PROCESS_START
+    out["total_s"] = time.perf_counter() - origin
     out["config"] = config
     return json.dumps(out)
 

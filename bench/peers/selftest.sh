@@ -4,8 +4,9 @@
 # peer in the configurations the benchmark uses, and compares each peer's
 # digest with `lmdbio digest`'s (HDF5: with h5py's sequential read).
 # It also checks that bad input exits with status 2. One PASS/FAIL line per
-# run; exit status 1 if any run fails. Needs bin/lmdbio (make build) and the
-# Debian Python packages (scripts/deps.sh --peers).
+# run; exit status 1 if any run fails. Needs bin/lmdbio (make build),
+# lib/liblmdbio.so (make lib) for torch_lmdbio, and the Debian Python
+# packages (scripts/deps.sh --peers).
 #
 #   bench/peers/selftest.sh
 #
@@ -136,6 +137,7 @@ print(json.dumps({"type": "peer", "records": sum(r["records"] for r in rs), "dig
 
 torch=("$PYTHON" "$peers/torch_lmdb.py")
 caffe=("$PYTHON" "$peers/caffe_lmdb.py")
+torch_lmdbio=("$PYTHON" "$peers/torch_lmdbio.py" --lmdbio "$LMDBIO")
 mpi=(mpirun --oversubscribe)
 
 check "torch workers=2 readahead=on" "${torch[@]}" "$data" --workers 2 --readahead on
@@ -147,6 +149,17 @@ check_touch "torch workers=2 consumer=touch" "${torch[@]}" "$data" --workers 2 -
 check_touch "torch workers=2 consumer=touch in workers" "${torch[@]}" "$data" --workers 2 --consumer touch --hash-in-workers
 check_touch "caffe consumer=touch" "${caffe[@]}" "$data" --consumer touch
 check_epochs "torch workers=2 epochs=2" 300 "${torch[@]}" "$data" --workers 2
+if [ -f lib/liblmdbio.so ]; then
+	check "torch_lmdbio 2 nodes x 2 learners" "${torch_lmdbio[@]}" "$data" --nodes 2 --learners-per-node 2
+	check "torch_lmdbio 1 node x 3 learners batch=7 shuffle=none" "${torch_lmdbio[@]}" "$data" --learners-per-node 3 --batch 7 --shuffle none
+	check_touch "torch_lmdbio consumer=touch compute=2ms" "${torch_lmdbio[@]}" "$data" --nodes 2 --learners-per-node 2 --consumer touch --compute-ms 2
+	check_usage "torch_lmdbio missing dataset" "${torch_lmdbio[@]}" "$tmp/none"
+	check_usage "torch_lmdbio not a dataset" "${torch_lmdbio[@]}" /etc/hostname --learners-per-node 1
+	check_usage "torch_lmdbio bad flag" "${torch_lmdbio[@]}" "$data" --compute-ms -1
+else
+	echo "FAIL torch_lmdbio: lib/liblmdbio.so not found (make lib)"
+	failed=1
+fi
 if command -v mpirun >/dev/null; then
 	check "caffe np=1" "${mpi[@]}" -np 1 "${caffe[@]}" "$data"
 	check "caffe np=3" "${mpi[@]}" -np 3 "${caffe[@]}" "$data"

@@ -54,7 +54,9 @@ const char *lmdbio_status_string(int status) {
 
 // finalize_at_exit finalises MPI for programs that let lmdbio initialise it
 // and exit without lmdbio_finalize: an MPI process that exits without
-// MPI_Finalize makes the launcher fail the whole job.
+// MPI_Finalize makes the launcher fail the whole job. A learner of an agent
+// closes its loaders and its connection, so that the agent sees it leave
+// on purpose.
 static void finalize_at_exit(void) {
 	char *msg = NULL;
 	lmdbioGoFinalize(&msg);
@@ -64,9 +66,9 @@ static void finalize_at_exit(void) {
 int lmdbio_init(int abi_version) {
 	static int registered;
 	char *msg = NULL;
-	int owns_mpi = 0;
-	int st = lmdbioGoInit(abi_version, LMDBIO_ABI_VERSION, (char *)LMDBIO_VERSION, &owns_mpi, &msg);
-	if (st == LMDBIO_OK && owns_mpi && !registered) {
+	int at_exit = 0;
+	int st = lmdbioGoInit(abi_version, LMDBIO_ABI_VERSION, (char *)LMDBIO_VERSION, &at_exit, &msg);
+	if (st == LMDBIO_OK && at_exit && !registered) {
 		registered = 1;
 		atexit(finalize_at_exit);
 	}
@@ -108,6 +110,12 @@ int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch) {
 int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out) {
 	char *msg = NULL;
 	int st = lmdbioGoInfo(handle_id(loader), out, &msg);
+	return finish(st, msg);
+}
+
+int lmdbio_state(lmdbio_loader *loader, char *buf, size_t cap, size_t *len) {
+	char *msg = NULL;
+	int st = lmdbioGoState(handle_id(loader), buf, cap, len, &msg);
 	return finish(st, msg);
 }
 

@@ -8,23 +8,20 @@ package main
 import "C"
 
 import (
-	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"unsafe"
-
-	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
 // The functions abi.c calls, one per public C function. Each runs inside
 // call, so it returns a status and, on failure, a message in *msg.
 
 //export lmdbioGoInit
-func lmdbioGoInit(headerABI, libraryABI C.int, version *C.char, ownsMPI *C.int, msg **C.char) C.int {
+func lmdbioGoInit(headerABI, libraryABI C.int, version *C.char, atExit *C.int, msg **C.char) C.int {
 	return call(msg, func() (int, error) {
-		owns, err := initialise(int(headerABI), int(libraryABI), C.GoString(version))
-		if owns {
-			*ownsMPI = 1
+		finalize, err := initialise(int(headerABI), int(libraryABI), C.GoString(version))
+		if finalize {
+			*atExit = 1
 		}
 		return 0, err
 	})
@@ -41,12 +38,13 @@ func lmdbioGoTopology(out *C.lmdbio_topology, msg **C.char) C.int {
 		if out == nil {
 			return errArgument, fmt.Errorf("lmdbio_get_topology: out is NULL")
 		}
-		t, err := job()
+		j, err := current()
 		if err != nil {
 			return 0, err
 		}
-		*out = C.lmdbio_topology{rank: C.int(t.Rank), size: C.int(t.Size), node: C.int(t.Node),
-			nodes: C.int(t.Nodes), local_rank: C.int(t.LocalRank), local_size: C.int(t.LocalSize)}
+		p := j.where()
+		*out = C.lmdbio_topology{rank: C.int(p.rank), size: C.int(p.size), node: C.int(p.node),
+			nodes: C.int(p.nodes), local_rank: C.int(p.local), local_size: C.int(p.localSize)}
 		return 0, nil
 	})
 }
@@ -93,7 +91,37 @@ func lmdbioGoInfo(id C.uintptr_t, out *C.lmdbio_loader_info, msg **C.char) C.int
 		}
 		defer h.busy.Unlock()
 		*out = C.lmdbio_loader_info{records: C.int64_t(h.src.Records()), batches: C.int64_t(h.src.Rounds()),
-			epochs: C.int64_t(h.epochs), batch: C.int64_t(h.batch)}
+			epochs: C.int64_t(h.epochs), batch: C.int64_t(h.batch),
+			epoch: C.int64_t(h.src.Epoch())}
+		return 0, nil
+	})
+}
+
+//export lmdbioGoState
+func lmdbioGoState(id C.uintptr_t, buf *C.char, capacity C.size_t, length *C.size_t, msg **C.char) C.int {
+	return call(msg, func() (int, error) {
+		if length == nil || buf == nil && capacity > 0 {
+			return errArgument, fmt.Errorf("lmdbio_state: len is NULL, or buf is NULL with cap %d", capacity)
+		}
+		h, err := acquire(uintptr(id))
+		if err != nil {
+			return 0, err
+		}
+		defer h.busy.Unlock()
+		doc, err := json.Marshal(h.src.State())
+		if err != nil {
+			return 0, err
+		}
+		*length = C.size_t(len(doc))
+		switch {
+		case buf == nil:
+			return 0, nil // the caller asks for the length
+		case uint64(capacity) <= uint64(len(doc)):
+			return errArgument, fmt.Errorf("lmdbio_state: a buffer of %d bytes, the state needs %d with its NUL", capacity, len(doc)+1)
+		}
+		out := cArray[byte](unsafe.Pointer(buf), len(doc)+1)
+		copy(out, doc)
+		out[len(doc)] = 0
 		return 0, nil
 	})
 }
@@ -111,79 +139,4 @@ func lmdbioGoAllreduceSum(values *C.uint64_t, n C.size_t, msg **C.char) C.int {
 		}
 		return 0, allreduceSum(cArray[uint64](unsafe.Pointer(values), int(n)))
 	})
-}
-
-// open opens a loader for every rank and registers its handle. Bad options
-// are agreed on first, so that no rank enters the collective loader.Open
-// while another has refused its options.
-func open(path, options string) (uintptr, error) {
-	t, err := job()
-	if err != nil {
-		return 0, err
-	}
-	opt, err := parseOptions(options)
-	if err != nil {
-		err = failf(errArgument, "%v", err)
-	}
-	if err = agree(t.World, err); err != nil {
-		return 0, err
-	}
-	opt.Topology = t
-	ld, err := loader.Open(path, opt)
-	if err != nil {
-		return 0, withPath(path, err)
-	}
-	h := &handle{src: ld, path: path, batch: opt.Batch, epochs: opt.Epochs}
-	// The loader's defaults for what the caller left out.
-	if h.batch == 0 {
-		h.batch = defaultBatch
-	}
-	h.epochs = max(h.epochs, 1)
-	return register(h), nil
-}
-
-// defaultBatch is loader.Options.Batch's default.
-const defaultBatch = 64
-
-// agree returns err on the ranks that had one and, on the others, an error
-// naming the first rank that failed. Collective over world.
-func agree(world *mpi.Comm, err error) error {
-	first := int64(world.Size())
-	if err != nil {
-		first = int64(world.Rank())
-	}
-	out := make([]int64, 1)
-	if e := world.AllreduceInt64([]int64{first}, out, mpi.Min); e != nil {
-		return e
-	}
-	switch {
-	case err != nil:
-		return err
-	case out[0] < int64(world.Size()):
-		return failf(errArgument, "rank %d refused its options", out[0])
-	}
-	return nil
-}
-
-// allreduceSum replaces values by their sums over all ranks, modulo 2^64.
-func allreduceSum(values []uint64) error {
-	t, err := job()
-	if err != nil {
-		return err
-	}
-	mine := make([]byte, 8*len(values))
-	for i, v := range values {
-		binary.LittleEndian.PutUint64(mine[8*i:], v)
-	}
-	all := make([]byte, len(mine)*t.Size)
-	if err := t.World.Allgather(mine, all); err != nil {
-		return err
-	}
-	for i := range values {
-		values[i] = 0
-		for r := range t.Size {
-			values[i] += binary.LittleEndian.Uint64(all[len(mine)*r+8*i:])
-		}
-	}
-	return nil
 }

@@ -18,7 +18,9 @@ import (
 type source interface {
 	Next(ctx context.Context) (loader.Batch, error)
 	Records() int
-	Rounds() int
+	Rounds() int // batches of the epoch Next is in
+	Epoch() int  // the epoch Next is in
+	State() loader.State
 	Close() error
 }
 
@@ -29,8 +31,8 @@ type handle struct {
 	src    source
 	path   string
 	batch  int // records per full batch
-	epochs int // epochs the source delivers
-	ended  int // epochs that have ended
+	epochs int // epochs of the run
+	ended  int // epochs that have ended: a resumed run starts in a later one
 	failed error
 	views  views // the C arrays of the last batch
 }

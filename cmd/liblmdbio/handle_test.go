@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"slices"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/lmdbio/lmdbio/pkg/agent"
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/loaderopts"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -44,10 +47,12 @@ func (f *fakeSource) Next(context.Context) (loader.Batch, error) {
 	return loader.Batch{Records: []int{r}, Keys: [][]byte{f.data[:1]}, Values: [][]byte{f.data}}, nil
 }
 
-func (f *fakeSource) Records() int     { return f.perEpoch }
-func (f *fakeSource) Rounds() int      { return f.perEpoch }
-func (f *fakeSource) Close() error     { f.closed = true; return nil }
-func newFake(perEpoch int) *fakeSource { return &fakeSource{perEpoch: perEpoch, data: []byte("value")} }
+func (f *fakeSource) Records() int        { return f.perEpoch }
+func (f *fakeSource) Rounds() int         { return f.perEpoch }
+func (f *fakeSource) Epoch() int          { return f.served / (f.perEpoch + 1) }
+func (f *fakeSource) State() loader.State { return loader.State{Epoch: f.Epoch()} }
+func (f *fakeSource) Close() error        { f.closed = true; return nil }
+func newFake(perEpoch int) *fakeSource    { return &fakeSource{perEpoch: perEpoch, data: []byte("value")} }
 
 func nextOf(t *testing.T, id uintptr) (int, error) {
 	t.Helper()
@@ -80,6 +85,23 @@ func TestHandleEpochs(t *testing.T) {
 	}
 	if err := closeHandle(id); err != nil || !src.closed {
 		t.Fatalf("close: %v (source closed: %v)", err, src.closed)
+	}
+}
+
+// TestHandleResumed: a run resumed in its last epoch ends after that epoch.
+func TestHandleResumed(t *testing.T) {
+	id := register(&handle{src: newFake(2), path: "ds", epochs: 2, ended: 1})
+	defer closeHandle(id)
+	var got []int
+	for range 5 {
+		st, err := nextOf(t, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, st)
+	}
+	if want := []int{statusOK, statusOK, statusEndOfEpoch, statusDone, statusDone}; !slices.Equal(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
 	}
 }
 
@@ -137,16 +159,18 @@ func TestViewsFill(t *testing.T) {
 	defer v.free()
 	keys := [][]byte{[]byte("k0"), {}, []byte("k2")}
 	values := [][]byte{[]byte("zero"), []byte("one"), {}}
-	if err := v.fill(loader.Batch{Epoch: 3, Records: []int{7, 8, 9}, Keys: keys, Values: values}); err != nil {
+	labels := [][]byte{{1}, {2, 0}, {}}
+	if err := v.fill(loader.Batch{Epoch: 3, Records: []int{7, 8, 9}, Keys: keys, Values: values, Labels: labels}); err != nil {
 		t.Fatal(err)
 	}
 	ptrs, lens := cArray[unsafe.Pointer](v.values, 3), cArray[uint](v.valueLens, 3)
+	lptrs, llens := cArray[unsafe.Pointer](v.labels, 3), cArray[uint](v.labelLens, 3)
 	recs := cArray[int64](v.records, 3)
 	for i := range values {
-		if lens[i] != uint(len(values[i])) || recs[i] != int64(7+i) {
-			t.Errorf("view %d: length %d record %d", i, lens[i], recs[i])
+		if lens[i] != uint(len(values[i])) || llens[i] != uint(len(labels[i])) || recs[i] != int64(7+i) {
+			t.Errorf("view %d: length %d, label length %d, record %d", i, lens[i], llens[i], recs[i])
 		}
-		if len(values[i]) > 0 && ptrs[i] != unsafe.Pointer(&values[i][0]) {
+		if len(values[i]) > 0 && ptrs[i] != unsafe.Pointer(&values[i][0]) || len(labels[i]) > 0 && lptrs[i] != unsafe.Pointer(&labels[i][0]) {
 			t.Errorf("view %d points to a copy", i)
 		}
 	}
@@ -188,6 +212,11 @@ func TestStatusOf(t *testing.T) {
 		{loader.ErrBadOption, errArgument},
 		{failf(errBusy, "x"), errBusy},
 		{errors.New("disk on fire"), errRuntime},
+		{fmt.Errorf("p: %w", loaderopts.ErrSyntax), errArgument},
+		{fmt.Errorf("option resume: %w", loader.ErrResume), errInput},
+		{&agent.Error{Kind: agent.KindArgument, Message: "m"}, errArgument},
+		{withPath("p", &agent.Error{Kind: agent.KindInput, Message: "m"}), errInput},
+		{&agent.Error{Kind: agent.KindRuntime, Message: "m"}, errRuntime},
 	} {
 		if got := statusOf(c.err); got != c.want {
 			t.Errorf("statusOf(%v) = %d, want %d", c.err, got, c.want)

@@ -13,10 +13,11 @@
 // abi.c holds the public C functions. Each passes its arguments to a Go
 // function of export.go and stores the message of a failing call in a
 // thread-local variable (lmdbio_last_error). On the Go side, session.go
-// joins or initialises MPI and discovers the topology, handle.go keeps the
-// open loaders behind integer handles, options.go maps the option string of
-// lmdbio_open onto loader.Options, and status.go turns errors, and panics,
-// into the header's status codes.
+// joins the job: mpijob.go for an MPI rank (joining or initialising MPI),
+// agentjob.go for a learner that lmdbio run --agent started (through its
+// agent, without MPI). handle.go keeps the open loaders behind integer
+// handles, pkg/loaderopts reads the option string of lmdbio_open, and
+// status.go turns errors, and panics, into the header's status codes.
 //
 // # Invariants
 //

@@ -3,28 +3,41 @@
 package main
 
 import (
-	"fmt"
+	"cmp"
 	"os"
 	"sync"
 
-	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/topology"
+	"github.com/lmdbio/lmdbio/pkg/agent"
+	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
 // session is the process's lmdbio state between lmdbio_init and
 // lmdbio_finalize. MPI lives once per process, and so does it.
 var session struct {
 	sync.Mutex
-	topo      *topology.Topology // nil before init and after finalize
-	ownsMPI   bool               // lmdbio_init initialised MPI, so finalize ends it
+	job       job  // nil before init and after finalize
+	atExit    bool // lmdbio_init started what the process's exit must end
 	finalised bool
 	failed    error // a failed init, returned again by every later init
 }
 
-// initialise checks the caller's header against the library, joins or
-// initialises MPI, checks how the job was launched and discovers its
-// topology. It reports whether it initialised MPI itself.
-func initialise(headerABI, libraryABI int, version string) (ownsMPI bool, err error) {
+// job is where the collective calls of a process go: to the other ranks
+// through MPI (mpijob.go), or to the node's agent for a learner that lmdbio
+// run --agent started (agentjob.go).
+type job interface {
+	where() position
+	open(path, options string) (source, loader.Options, error)
+	allreduceSum(values []uint64) error
+	finalise() error // after every loader is closed
+}
+
+// position is where a process stands in the job.
+type position struct{ rank, size, node, nodes, local, localSize int }
+
+// initialise checks the caller's header against the library and joins the
+// job: its agent when the process has one, else MPI (which it joins or
+// initialises). It reports whether the process's exit must finalise.
+func initialise(headerABI, libraryABI int, version string) (atExit bool, err error) {
 	if headerABI != libraryABI {
 		return false, failf(errVersion, "lmdbio.h is ABI version %d but liblmdbio %s is ABI version %d: build against the include/lmdbio.h that comes with the library",
 			headerABI, version, libraryABI)
@@ -36,80 +49,75 @@ func initialise(headerABI, libraryABI int, version string) (ownsMPI bool, err er
 		return false, session.failed
 	case session.finalised:
 		return false, failf(errState, "lmdbio_init after lmdbio_finalize: MPI cannot be initialised twice in a process")
-	case session.topo != nil:
-		return session.ownsMPI, nil
+	case session.job != nil:
+		return session.atExit, nil
 	}
-	topo, owns, err := startMPI()
+	var j job
+	if socket := os.Getenv(agent.AgentSocketEnv); socket != "" {
+		j, err = joinAgent(socket)
+		atExit = err == nil
+	} else {
+		j, atExit, err = startMPI()
+	}
 	if err != nil {
 		session.failed = err
 		return false, err
 	}
-	session.topo, session.ownsMPI = topo, owns
-	return owns, nil
+	session.job, session.atExit = j, atExit
+	return atExit, nil
 }
 
-// startMPI does what lmdbio's commands do before they read (see
-// cmd/lmdbio's startJob), for a host process: on failure MPI is left as it
-// was found.
-func startMPI() (*topology.Topology, bool, error) {
-	flavor := topology.FlavorOf(mpi.LibraryVersion())
-	if err := topology.CheckBeforeInit(os.Getenv, flavor); err != nil {
-		return nil, false, err
-	}
-	level, err := mpi.Init(mpi.ThreadMultiple)
-	if err != nil {
-		return nil, false, fmt.Errorf("cannot start MPI: %w", err)
-	}
-	owns := !mpi.InitializedByHost()
-	fail := func(err error) (*topology.Topology, bool, error) {
-		_ = mpi.Finalize() // a no-op for a host's MPI
-		return nil, false, err
-	}
-	if level < mpi.ThreadMultiple {
-		who := "MPI provides"
-		if !owns {
-			who = "the program initialised MPI with"
-		}
-		return fail(fmt.Errorf("%w: %s %v, but lmdbio calls MPI from its own threads and needs MPI_THREAD_MULTIPLE: initialise MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided)",
-			topology.ErrLaunch, who, level))
-	}
-	world := mpi.World()
-	if err := topology.CheckAfterInit(os.Getenv, flavor, world.Size()); err != nil {
-		return fail(err)
-	}
-	topo, err := topology.Discover(world)
-	if err != nil {
-		return fail(failf(errArgument, "%v", err))
-	}
-	return topo, owns, nil
-}
-
-// finalise closes every open loader, frees the topology and, if lmdbio
-// initialised MPI, finalises it. A second call does nothing.
+// finalise closes every open loader and leaves the job. A second call does
+// nothing.
 func finalise() error {
 	session.Lock()
 	defer session.Unlock()
-	if session.topo == nil {
+	if session.job == nil {
 		return nil // never initialised, or already finalised
 	}
 	if err := closeAll(); err != nil {
 		return err
 	}
-	session.topo.Free()
-	session.topo = nil
+	err := session.job.finalise()
+	session.job = nil
 	session.finalised = true
-	return mpi.Finalize()
+	return err
 }
 
-// job returns the topology, or an error before lmdbio_init.
-func job() (*topology.Topology, error) {
+// current returns the job, or an error before lmdbio_init.
+func current() (job, error) {
 	session.Lock()
 	defer session.Unlock()
-	if session.topo == nil {
+	if session.job == nil {
 		if session.finalised {
 			return nil, failf(errState, "lmdbio_finalize was called")
 		}
 		return nil, failf(errState, "call lmdbio_init(LMDBIO_ABI_VERSION) first")
 	}
-	return session.topo, nil
+	return session.job, nil
+}
+
+// open opens a loader and registers its handle.
+func open(path, options string) (uintptr, error) {
+	j, err := current()
+	if err != nil {
+		return 0, err
+	}
+	src, opt, err := j.open(path, options)
+	if err != nil {
+		return 0, withPath(path, err)
+	}
+	// The loader's defaults for what the caller left out.
+	h := &handle{src: src, path: path, batch: cmp.Or(opt.Batch, loader.DefaultBatch),
+		epochs: cmp.Or(opt.Epochs, loader.DefaultEpochs), ended: src.Epoch()}
+	return register(h), nil
+}
+
+// allreduceSum replaces values by their sums over the job, modulo 2^64.
+func allreduceSum(values []uint64) error {
+	j, err := current()
+	if err != nil {
+		return err
+	}
+	return j.allreduceSum(values)
 }

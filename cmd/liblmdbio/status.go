@@ -12,7 +12,9 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/pkg/agent"
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/loaderopts"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -49,16 +51,30 @@ func failf(status int, format string, args ...any) error {
 // statusOf maps an error to the status the C caller sees.
 func statusOf(err error) int {
 	var se *statusError
+	var ae *agent.Error
 	switch {
 	case err == nil:
 		return statusOK
 	case errors.As(err, &se):
 		return se.status
+	case errors.As(err, &ae):
+		return agentStatus(ae.Kind)
 	case errors.Is(err, topology.ErrLaunch):
 		return errLaunch
-	case errors.Is(err, loader.ErrBadOption):
+	case errors.Is(err, loader.ErrBadOption), errors.Is(err, loaderopts.ErrSyntax):
 		return errArgument
 	case loader.IsBadInput(err):
+		return errInput
+	}
+	return errRuntime
+}
+
+// agentStatus maps the kind of an error the agent answered with.
+func agentStatus(k agent.Kind) int {
+	switch k {
+	case agent.KindArgument:
+		return errArgument
+	case agent.KindInput:
 		return errInput
 	}
 	return errRuntime

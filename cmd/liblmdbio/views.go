@@ -24,6 +24,8 @@ type views struct {
 	keyLens   unsafe.Pointer // size_t[cap]
 	values    unsafe.Pointer // const uint8_t *[cap]
 	valueLens unsafe.Pointer // size_t[cap]
+	labels    unsafe.Pointer // const uint8_t *[cap]
+	labelLens unsafe.Pointer // size_t[cap]
 
 	batch loader.Batch
 	has   bool // batch is a batch (not the end of an epoch)
@@ -43,8 +45,8 @@ func (v *views) release() {
 // fill takes b as the current batch and writes its views into the arrays.
 func (v *views) fill(b loader.Batch) error {
 	n := len(b.Keys)
-	if len(b.Values) != n || len(b.Records) != n {
-		return fmt.Errorf("loader returned %d keys, %d values and %d record numbers", n, len(b.Values), len(b.Records))
+	if len(b.Values) != n || len(b.Records) != n || b.Labels != nil && len(b.Labels) != n {
+		return fmt.Errorf("loader returned %d keys, %d values, %d labels and %d record numbers", n, len(b.Values), len(b.Labels), len(b.Records))
 	}
 	if err := v.grow(n); err != nil {
 		return err
@@ -52,10 +54,15 @@ func (v *views) fill(b loader.Batch) error {
 	records := cArray[C.int64_t](v.records, n)
 	keys, keyLens := cArray[unsafe.Pointer](v.keys, n), cArray[C.size_t](v.keyLens, n)
 	values, valueLens := cArray[unsafe.Pointer](v.values, n), cArray[C.size_t](v.valueLens, n)
+	labels, labelLens := cArray[unsafe.Pointer](v.labels, n), cArray[C.size_t](v.labelLens, n)
 	for i := range n {
 		records[i] = C.int64_t(b.Records[i])
 		keys[i], keyLens[i] = v.pin(b.Keys[i]), C.size_t(len(b.Keys[i]))
 		values[i], valueLens[i] = v.pin(b.Values[i]), C.size_t(len(b.Values[i]))
+		labels[i], labelLens[i] = nil, 0
+		if b.Labels != nil {
+			labels[i], labelLens[i] = v.pin(b.Labels[i]), C.size_t(len(b.Labels[i]))
+		}
 	}
 	v.batch, v.has = b, true
 	return nil
@@ -84,6 +91,8 @@ func (v *views) write(out *C.lmdbio_batch) {
 	out.key_lens = (*C.size_t)(v.keyLens)
 	out.values = (**C.uint8_t)(v.values)
 	out.value_lens = (*C.size_t)(v.valueLens)
+	out.labels = (**C.uint8_t)(v.labels)
+	out.label_lens = (*C.size_t)(v.labelLens)
 }
 
 // grow makes room for n views.
@@ -96,7 +105,8 @@ func (v *views) grow(n int) error {
 		p    *unsafe.Pointer
 		size uintptr
 	}{{&v.records, 8}, {&v.keys, unsafe.Sizeof(unsafe.Pointer(nil))}, {&v.keyLens, unsafe.Sizeof(C.size_t(0))},
-		{&v.values, unsafe.Sizeof(unsafe.Pointer(nil))}, {&v.valueLens, unsafe.Sizeof(C.size_t(0))}} {
+		{&v.values, unsafe.Sizeof(unsafe.Pointer(nil))}, {&v.valueLens, unsafe.Sizeof(C.size_t(0))},
+		{&v.labels, unsafe.Sizeof(unsafe.Pointer(nil))}, {&v.labelLens, unsafe.Sizeof(C.size_t(0))}} {
 		p := C.realloc(*a.p, C.size_t(uintptr(c)*a.size))
 		if p == nil {
 			return fmt.Errorf("out of memory for a batch of %d records", n)
@@ -110,7 +120,7 @@ func (v *views) grow(n int) error {
 // free releases the arrays.
 func (v *views) free() {
 	v.release()
-	for _, p := range []*unsafe.Pointer{&v.records, &v.keys, &v.keyLens, &v.values, &v.valueLens} {
+	for _, p := range []*unsafe.Pointer{&v.records, &v.keys, &v.keyLens, &v.values, &v.valueLens, &v.labels, &v.labelLens} {
 		C.free(*p)
 		*p = nil
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // benchPeerNames are the other loaders bench can run beside lmdbio's modes.
-var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "caffe",
+var benchPeerNames = []string{"torch-readahead", "torch-noreadahead", "torch-ddp", "caffe", "torch-lmdbio",
 	"torch-h5py", "torch-h5py-noshuffle"}
 
 // benchPeerScript is the script in the peers directory that runs peer p.
@@ -27,6 +27,8 @@ func benchPeerScript(p string) string {
 		return "caffe_lmdb.py"
 	case "torch-h5py", "torch-h5py-noshuffle":
 		return "torch_h5py.py"
+	case "torch-lmdbio":
+		return "torch_lmdbio.py"
 	}
 	return "torch_lmdb.py"
 }
@@ -40,7 +42,7 @@ func benchPeerFormat(p string) source.Format {
 }
 
 // benchPeerEpochs reports whether peer p reads several epochs (--epochs).
-func benchPeerEpochs(p string) bool { return p != "caffe" }
+func benchPeerEpochs(p string) bool { return p != "caffe" && p != "torch-lmdbio" }
 
 // checkPeers refuses peers that cannot read the dataset's format or the
 // run's epochs: they would not do the contenders' work.
@@ -50,7 +52,7 @@ func checkPeers(peers []string, format source.Format, epochs int) error {
 			return usagef("--peers %s reads %s files; the dataset is %s", p, f, format)
 		}
 		if epochs > 1 && !benchPeerEpochs(p) {
-			return usagef("--peers %s reads one epoch, as Caffe does; leave it out with --epochs %d", p, epochs)
+			return usagef("--peers %s reads one epoch; leave it out with --epochs %d", p, epochs)
 		}
 	}
 	return nil
@@ -93,6 +95,10 @@ func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []s
 		if r.cfg.lopt.Labels != "" {
 			args = append(args, "--labels", r.cfg.lopt.Labels)
 		}
+	case "torch-lmdbio": // learners through lmdbio run --agent, on as many nodes as the job's ranks
+		self, _ := os.Executable()
+		nodes, perNode := r.agentLearners()
+		args = append(args, "--lmdbio", self, "--nodes", strconv.Itoa(nodes), "--learners-per-node", strconv.Itoa(perNode))
 	}
 	if benchPeerEpochs(p) {
 		args = append(args, "--epochs", strconv.Itoa(r.cfg.lopt.Epochs))
@@ -153,6 +159,12 @@ func (r *benchRun) measurePeer(s benchStep) {
 	}
 }
 
+// agentLearners places the torch-lmdbio peer's learners like the job's ranks.
+func (r *benchRun) agentLearners() (nodes, perNode int) {
+	t := r.job.topo
+	return t.Nodes, (t.Size + t.Nodes - 1) / t.Nodes
+}
+
 // benchPeerShuffle is the order peer p reads in: global (DataLoader's
 // shuffle=True), or none (the file's order).
 func benchPeerShuffle(p string) string {
@@ -179,6 +191,10 @@ func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) (bench.Peer,
 	if !benchPeerPerRank(s.peer) {
 		p.Workers = r.cfg.peerWorkers
 		p.Ranks = max(r.cfg.peerWorkers, 1) // the processes that read
+	}
+	if s.peer == "torch-lmdbio" { // the learners read, through their agents
+		nodes, perNode := r.agentLearners()
+		p.Workers, p.Ranks, p.Nodes = 0, nodes*perNode, nodes
 	}
 	t := bench.SumPeers(lines)
 	p.Samples, p.Bytes, p.Seconds = t.Records, t.Bytes, t.Seconds

@@ -14,6 +14,8 @@ type runOptions struct {
 	ranks, nodes, perNode int
 	launcherArgs          string
 	dryRun                bool
+	agent                 bool
+	learners              int
 }
 
 // maxCount bounds -n, -N and --ranks-per-node, so no product of them
@@ -23,7 +25,7 @@ const maxCount = 1 << 24
 func newRunCommand() *cobra.Command {
 	var opt runOptions
 	cmd := &cobra.Command{
-		Use:   "run [-n N] [-N NODES] [--ranks-per-node K] [--launcher-args ARGS] [--dry-run] [--] CMD [ARGS...]",
+		Use:   "run [-n N] [-N NODES] [--ranks-per-node K | --agent --learners-per-node K] [--launcher-args ARGS] [--dry-run] [--] CMD [ARGS...]",
 		Short: "Launch an MPI job with the launcher and flags this machine needs",
 		Long: `
 
@@ -53,11 +55,37 @@ for any other failure. When a rank died by a signal, one line names it:
 "lmdbio run: rank 2 on node7 was killed by signal 9 (SIGKILL)".
 When the job fails, lmdbio run removes what the job's dead processes left in
 /dev/shm on this host: lmdbio's segments and Open MPI's vader_segment files
-of this job (never those of another job).`,
+of this job (never those of another job).
+
+AGENT MODE (learners without MPI, such as PyTorch DDP)
+
+--agent --learners-per-node K starts CMD as torchrun would: K learner
+processes on each node, none of them an MPI rank. lmdbio runs one agent per
+node (srun --ntasks-per-node=1 inside an allocation; elsewhere -n NODES
+ranks on this host, each its own emulated node); -n and -N both count nodes
+(default: the allocation's nodes, or 1). Each agent starts its node's
+learners with torchrun's environment: RANK (node*K + LOCAL_RANK),
+LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE,
+MASTER_ADDR (the host of node 0) and MASTER_PORT (a port free there), unless
+the job sets MASTER_ADDR or MASTER_PORT itself; OMP_NUM_THREADS=1 unless
+set; and LMDBIO_AGENT_SOCKET, the agent's socket. lmdbio's C library and
+Python package in a learner go through it: the agent is the node's reader,
+and the agents agree across nodes on every open and sum the learners make
+(every learner makes the same calls in the same order, or all get an error
+that names the one that differs). torch.distributed uses the rendezvous as
+with torchrun: init_process_group(backend, init_method="env://").
+
+A learner that fails (a non-zero exit, a signal, or leaving a loader without
+closing it) ends the job within seconds, as with torchrun: its agent names
+it, stops the node's other learners, and the other agents stop theirs; the
+job exits 2 if the learner exited 2, else 1. When every learner exits 0,
+the job exits 0. A learner whose agent died gets an error from its next
+lmdbio call.`,
 		Example: `  lmdbio run -n 4 -- lmdbio topology
   lmdbio run -n 8 -N 2 -- lmdbio digest /data/imagenet-lmdb
   lmdbio run --dry-run -n 4 -- ./train
-  lmdbio run -n 4 --launcher-args '--mca btl self,vader --bind-to core' -- ./train`,
+  lmdbio run -n 4 --launcher-args '--mca btl self,vader --bind-to core' -- ./train
+  lmdbio run --agent -N 2 --learners-per-node 4 -- python3 train.py /data/imagenet-lmdb`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, opt, args) },
 	}
 	f := cmd.Flags()
@@ -66,6 +94,8 @@ of this job (never those of another job).`,
 	f.IntVarP(&opt.nodes, "nodes", "N", 0, "number of nodes")
 	f.IntVar(&opt.perNode, "ranks-per-node", 0, "ranks per node (virtual nodes of K ranks outside Slurm)")
 	f.StringVar(&opt.launcherArgs, "launcher-args", "", "options for srun or mpirun, with shell quoting, put before CMD")
+	f.BoolVar(&opt.agent, "agent", false, "start CMD as learners without MPI, torchrun's way, with an lmdbio agent per node (see AGENT MODE)")
+	f.IntVar(&opt.learners, "learners-per-node", 0, "--agent: learner processes per node")
 	f.BoolVar(&opt.dryRun, "dry-run", false, "print the command instead of running it")
 	return cmd
 }
@@ -78,8 +108,13 @@ func runRun(cmd *cobra.Command, opt runOptions, args []string) error {
 	if err != nil {
 		return usagef("--launcher-args: %v", err)
 	}
+	self, err := os.Executable()
+	if err != nil && opt.agent {
+		return fmt.Errorf("lmdbio run --agent: where is lmdbio itself? %w", err)
+	}
 	l, err := planLaunch(launchRequest{
 		ranks: opt.ranks, nodes: opt.nodes, perNode: opt.perNode, launcherArgs: launcherArgs, command: args,
+		learners: opt.learners, self: self,
 		getenv: os.Getenv, lookPath: lookPath,
 		flavor: topology.FlavorOf(mpi.LibraryVersion()),
 		cores:  runtime.NumCPU(), root: os.Geteuid() == 0,
@@ -110,9 +145,17 @@ func (o runOptions) validate(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return usagef("needs a CMD to run (lmdbio run -n N -- CMD ARGS...)")
 	}
+	switch {
+	case o.agent && (o.learners < 1 || o.learners > maxLearners):
+		return usagef("--agent needs --learners-per-node K, the learner processes to start on each node (1 to %d)", maxLearners)
+	case o.agent && o.perNode > 0:
+		return usagef("--ranks-per-node places MPI ranks; with --agent every node runs one agent, which starts --learners-per-node learners")
+	case !o.agent && f.Changed("learners-per-node"):
+		return usagef("--learners-per-node starts learners without MPI: it goes with --agent")
+	}
 	// Checked here, not in every rank, so a bad value is said once and
-	// no job starts. -N and --ranks-per-node replace it.
-	if o.nodes == 0 && o.perNode == 0 {
+	// no job starts. -N and --ranks-per-node replace it, as --agent does.
+	if o.nodes == 0 && o.perNode == 0 && !o.agent {
 		if _, err := topology.RanksPerNode(os.Getenv); err != nil {
 			return inputError(err)
 		}

@@ -58,11 +58,14 @@ func withCode(code int, err error) error {
 // exitCode maps an error to the process exit status.
 func exitCode(err error) int {
 	var ee *exitError
+	var q quietError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &q): // agreed on before, and agreed on again
+		return q.code
 	case isBadInput(err):
 		return exitUsage
 	default:

@@ -15,6 +15,8 @@ type launchRequest struct {
 	ranks, nodes, perNode int      // 0: let the launcher decide
 	launcherArgs          []string // the user's own launcher options, before the command
 	command               []string
+	learners              int    // --agent: learners per node (0 without)
+	self                  string // this program, which the agent runs as
 	getenv                func(string) string
 	lookPath              func(string) (string, error)
 	flavor                topology.Flavor
@@ -33,6 +35,9 @@ type launch struct {
 // planLaunch picks srun inside a Slurm allocation and mpirun elsewhere, with
 // the flags this MPI needs. It runs nothing.
 func planLaunch(r launchRequest) (launch, error) {
+	if r.learners > 0 {
+		return planAgents(r)
+	}
 	if err := checkPlacement(r.ranks, r.nodes, r.perNode); err != nil {
 		return launch{}, err
 	}
@@ -40,6 +45,29 @@ func planLaunch(r launchRequest) (launch, error) {
 		return planSrun(r)
 	}
 	return planMpirun(r)
+}
+
+// planAgents launches one agent per node, which starts the node's learners
+// (lmdbio run --agent): -n and -N both count nodes. Without an allocation
+// the nodes are emulated, each of one rank; without -n or -N there is one.
+func planAgents(r launchRequest) (launch, error) {
+	nodes := max(r.ranks, r.nodes)
+	if r.ranks > 0 && r.nodes > 0 && r.ranks != r.nodes {
+		return launch{}, fmt.Errorf("--agent runs one agent per node: -n %d and -N %d both count nodes and must agree", r.ranks, r.nodes)
+	}
+	r.command = append([]string{r.self, agentCommand, "--learners-per-node", strconv.Itoa(r.learners), "--"}, r.command...)
+	r.ranks, r.nodes, r.perNode = nodes, nodes, 1
+	if r.getenv("SLURM_JOB_ID") != "" {
+		return planSrun(r)
+	}
+	r.ranks, r.nodes = max(nodes, 1), 0
+	l, err := planMpirun(r)
+	l.note = ""
+	if r.ranks > 1 {
+		l.note = fmt.Sprintf("no Slurm allocation: emulating %d nodes on this host, each with an agent and %s (%s=1)",
+			r.ranks, plural(r.learners, "learner"), topology.RanksPerNodeEnv)
+	}
+	return l, err
 }
 
 // checkPlacement refuses rank counts no launcher can place as asked, where
@@ -140,6 +168,14 @@ func virtualNodes(ranks, nodes, perNode int) (int, int, error) {
 			ranks, perNode, got, nodes, virtualNodeCounts(ranks))
 	}
 	return ranks, perNode, nil
+}
+
+// plural says n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // virtualNodeCounts lists the node counts that ranks can be split into.

@@ -292,3 +292,49 @@ func TestIsVaderFileOf(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanLaunchAgent: one agent per node, which starts the learners: -n
+// and -N both count nodes; srun places one task per node, mpirun emulates
+// nodes of one rank.
+func TestPlanLaunchAgent(t *testing.T) {
+	const agentCmd = "/opt/lmdbio agent --learners-per-node 4 -- python3 train.py"
+	for _, c := range []struct {
+		name         string
+		ranks, nodes int
+		slurm        bool
+		want, note   string
+	}{
+		{name: "mpirun, 2 nodes", nodes: 2,
+			want: "/usr/bin/mpirun -n 2 -x LMDBIO_RANKS_PER_NODE " + agentCmd + " LMDBIO_RANKS_PER_NODE=1",
+			note: "no Slurm allocation: emulating 2 nodes on this host, each with an agent and 4 learners"},
+		{name: "mpirun, -n and -N alike", ranks: 3, nodes: 3,
+			want: "/usr/bin/mpirun -n 3 --oversubscribe -x LMDBIO_RANKS_PER_NODE " + agentCmd + " LMDBIO_RANKS_PER_NODE=1",
+			note: "no Slurm allocation: emulating 3 nodes"},
+		{name: "mpirun, one node by default", want: "/usr/bin/mpirun -n 1 -x LMDBIO_RANKS_PER_NODE " + agentCmd + " LMDBIO_RANKS_PER_NODE=1"},
+		{name: "srun, 2 nodes", ranks: 2, slurm: true,
+			want: "/usr/bin/srun --mpi=pmix --kill-on-bad-exit=1 --ntasks=2 --nodes=2 --ntasks-per-node=1 " + agentCmd},
+		{name: "srun, the allocation's nodes", slurm: true,
+			want: "/usr/bin/srun --mpi=pmix --kill-on-bad-exit=1 --ntasks-per-node=1 " + agentCmd},
+		{name: "-n and -N disagree", ranks: 2, nodes: 3, want: "error: --agent runs one agent per node: -n 2 and -N 3 both count nodes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := fakeEnv()
+			if c.slurm {
+				env = fakeEnv("SLURM_JOB_ID", "9")
+			}
+			l, err := planLaunch(launchRequest{ranks: c.ranks, nodes: c.nodes, learners: 4, self: "/opt/lmdbio",
+				command: []string{"python3", "train.py"}, getenv: env, lookPath: fakeLookPath("srun", "mpirun"),
+				flavor: topology.OpenMPI, cores: 2})
+			got := strings.Join(append(l.argv, l.env...), " ")
+			if err != nil {
+				got = "error: " + err.Error()
+			}
+			if !strings.HasPrefix(got, c.want) {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+			if !strings.HasPrefix(l.note, c.note) || c.note == "" && l.note != "" {
+				t.Errorf("note %q, want %q", l.note, c.note)
+			}
+		})
+	}
+}

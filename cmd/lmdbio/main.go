@@ -42,6 +42,7 @@ memory.` + exitStatusHelp,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(flagError(err)) })
 	root.AddCommand(
 		newRunCommand(),
+		newAgentCommand(),
 		newTopologyCommand(),
 		newDoctorCommand(),
 		newMPIBenchCommand(),

@@ -21,6 +21,11 @@ type mpiJob struct {
 // startJob checks how the job was launched, initialises MPI and discovers
 // the node topology.
 func startJob() (*mpiJob, error) {
+	if os.Getenv(topology.AgentSocketEnv) != "" {
+		// A world of one would read the whole dataset in every learner.
+		return nil, inputError(fmt.Errorf("this lmdbio command runs as MPI ranks, but lmdbio run --agent started it as a learner (%s is set): run it with lmdbio run -n N; learners of an agent read through lmdbio's C or Python library",
+			topology.AgentSocketEnv))
+	}
 	flavor := topology.FlavorOf(mpi.LibraryVersion())
 	if err := topology.CheckBeforeInit(os.Getenv, flavor); err != nil {
 		return nil, inputError(err)

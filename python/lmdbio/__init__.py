@@ -7,9 +7,13 @@ job, from one reader per node through shared memory.
         for key, value in batch:       # memoryviews into shared memory
             ...                        # valid until the next batch
 
-Every process of the job (every MPI rank) is a learner. Run the program as
-an MPI job (``lmdbio run -n 8 -- python3 train.py``); lmdbio initialises MPI
-unless the program already did (e.g. mpi4py), and finalises it at exit.
+Every process of the job is a learner. Run the program as an MPI job
+(``lmdbio run -n 8 -- python3 train.py``): lmdbio initialises MPI unless the
+program already did (e.g. mpi4py), and finalises it at exit. Or let lmdbio
+start it as torchrun would, without MPI in the program (``lmdbio run --agent
+-N 2 --learners-per-node 4 -- python3 train.py``): every node's agent reads
+for its learners, which get torchrun's environment (RANK, LOCAL_RANK,
+WORLD_SIZE, MASTER_ADDR, MASTER_PORT) for torch.distributed.
 
 The binding is ctypes over the C library liblmdbio.so, found through
 $LMDBIO_LIB, next to this package, or in the source tree's lib/.
@@ -17,6 +21,8 @@ $LMDBIO_LIB, next to this package, or in the source tree's lib/.
 
 import atexit
 import ctypes
+import json
+import os
 
 from . import _lib
 
@@ -96,10 +102,11 @@ _initialised = False
 
 
 def init(abi_version=_lib.ABI_VERSION):
-    """Joins or initialises MPI and discovers the job's topology. Collective;
-    the first Loader calls it. Raises LaunchError for a job whose processes
-    each see a world of one although the launcher started several (torchrun,
-    srun without --mpi)."""
+    """Joins or initialises MPI and discovers the job's topology, or, in a
+    learner that lmdbio run --agent started, connects to the node's agent.
+    Collective; the first Loader calls it. Raises LaunchError for a job whose
+    processes each see a world of one although the launcher started several
+    (torchrun without an agent, srun without --mpi)."""
     global _initialised
     _check(_c.lmdbio_init(abi_version))
     if not _initialised:
@@ -108,8 +115,9 @@ def init(abi_version=_lib.ABI_VERSION):
 
 
 def finalize():
-    """Closes every open loader and, if lmdbio initialised MPI, finalises it.
-    Collective; runs by itself at exit."""
+    """Closes every open loader and, if lmdbio initialised MPI, finalises it
+    (a learner of an agent closes its connection). Collective; runs by
+    itself at exit."""
     _check(_c.lmdbio_finalize())
 
 
@@ -133,7 +141,9 @@ def allreduce_sum(values):
 
 class Batch:
     """One batch of a learner: len(batch) samples that iterate as (key,
-    value) pairs of read-only memoryviews.
+    value) pairs of read-only memoryviews. labels holds each sample's label
+    (an HDF5 file's labels dataset: the row's bytes; empty views without),
+    records their record numbers and epoch the epoch.
 
     The views point into the node's shared memory without a copy, and are
     valid only until the loader's next batch: then they are released (using
@@ -142,7 +152,7 @@ class Batch:
     either; copy what must live longer (bytes(value), array.copy()).
     """
 
-    __slots__ = ("epoch", "records", "keys", "values", "_addresses")
+    __slots__ = ("epoch", "records", "keys", "values", "labels", "_addresses", "_label_addresses")
 
     def __init__(self, cb):
         n = cb.count
@@ -150,7 +160,9 @@ class Batch:
         self.records = cb.records[:n]
         self.keys = [_view(cb.keys[i], cb.key_lens[i]) for i in range(n)]
         self.values = [_view(cb.values[i], cb.value_lens[i]) for i in range(n)]
+        self.labels = [_view(cb.labels[i], cb.label_lens[i]) for i in range(n)]
         self._addresses = [(cb.values[i], cb.value_lens[i]) for i in range(n)]
+        self._label_addresses = [(cb.labels[i], cb.label_lens[i]) for i in range(n)]
 
     def __len__(self):
         return len(self.values)
@@ -165,7 +177,7 @@ class Batch:
         return [np.frombuffer(v, dtype=np.uint8) for v in self.values]
 
     def _release(self):
-        for view in self.keys + self.values:
+        for view in self.keys + self.values + self.labels:
             try:
                 view.release()
             except BufferError:  # a numpy array or another view holds it
@@ -180,13 +192,17 @@ def _view(address, length, flags=_lib.PyBUF_READ):
 
 class Loader:
     """A learner's batches of the dataset at path (an LMDB directory or its
-    data.mdb), read by one reader per node and shared through memory.
+    data.mdb, or an HDF5 file), read by one reader per node and shared
+    through memory.
 
     Opening is collective: every rank creates its Loader with the same path
     and options. Options are those of include/lmdbio.h (and of the lmdbio
-    command's flags), as keywords: batch, epochs, mode, remainder, direct,
+    command's flags), as keywords: batch, epochs, mode, remainder, shuffle,
+    seed, chunk, chunk_window, locality, cache, dataset, labels, direct,
     stagger, window, prefetch, max_span, max_gap, io_depth ("_" stands for
-    "-"; sizes as ints or strings such as "16MiB").
+    "-"; sizes as ints or strings such as "16MiB"), and resume: a state of
+    Loader.state() (the JSON string, or its dict) or the path of a file
+    that holds one, to continue that run.
 
     Iterating a Loader yields the batches of its next epoch (len(loader) of
     them, the same number on every rank); iterate again for the next epoch.
@@ -198,20 +214,40 @@ class Loader:
     def __init__(self, path, batch=64, **options):
         init()
         options = dict(options, batch=batch)
-        words = " ".join(f"{k.replace('_', '-')}={_option_value(v)}" for k, v in options.items())
+        words = " ".join(f"{k.replace('_', '-')}={_option_value(k, v)}" for k, v in options.items())
         self.path = str(path)
         handle = ctypes.c_void_p()
         _check(_c.lmdbio_open(self.path.encode(), words.encode(), ctypes.byref(handle)))
         self._handle, self._closed = handle, False
         self._current = None
-        info = _lib.CLoaderInfo()
-        _check(_c.lmdbio_info(handle, ctypes.byref(info)))
+        info = self._info()
         self.records, self.epochs, self.batch = info.records, info.epochs, info.batch
-        self._batches = info.batches
+
+    def _info(self):
+        info = _lib.CLoaderInfo()
+        _check(_c.lmdbio_info(self._handle, ctypes.byref(info)))
+        return info
 
     def __len__(self):
-        """Batches per epoch for this learner (the same on every rank)."""
-        return self._batches
+        """Batches of the epoch the loader is in for this learner (the same
+        on every rank; a resumed epoch has only those left)."""
+        return self._info().batches
+
+    @property
+    def epoch(self):
+        """The epoch the next batch belongs to (a resumed run starts in a
+        later one)."""
+        return self._info().epoch
+
+    def state(self):
+        """Where the run is, as a JSON string for Loader(..., resume=state):
+        the epoch and the batches of it delivered so far. Every learner
+        gets the same state after as many batches, so one may save it."""
+        size = ctypes.c_size_t()
+        _check(_c.lmdbio_state(self._handle, None, 0, ctypes.byref(size)))
+        buf = ctypes.create_string_buffer(size.value + 1)
+        _check(_c.lmdbio_state(self._handle, buf, len(buf), ctypes.byref(size)))
+        return buf.value.decode()
 
     def __iter__(self):
         while True:
@@ -258,10 +294,14 @@ class Loader:
             pass
 
 
-def _option_value(v):
+def _option_value(key, v):
     if isinstance(v, bool):
         return "true" if v else "false"
-    s = str(v)
+    if key == "resume" and isinstance(v, dict):
+        return json.dumps(v, separators=(",", ":"))
+    s = os.fspath(v) if isinstance(v, os.PathLike) else str(v)
+    if key == "resume" and s.lstrip().startswith("{"):
+        return s.strip()  # a JSON object may hold spaces
     if not s or any(c.isspace() for c in s):
-        raise ArgumentError(_lib.ERR_ARGUMENT, f"option value {s!r}: must be one word")
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"option {key}={s!r}: the value must be one word")
     return s

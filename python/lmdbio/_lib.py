@@ -6,7 +6,7 @@ import os
 
 # The ABI version of include/lmdbio.h these declarations follow; lmdbio_init
 # refuses a library of another version.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 OK, END_OF_EPOCH, DONE = 0, 1, 2
 ERR_HANDLE, ERR_ARGUMENT, ERR_BUSY, ERR_VERSION, ERR_STATE = -1, -2, -3, -4, -5
@@ -22,11 +22,13 @@ class CBatch(ctypes.Structure):
         ("key_lens", ctypes.POINTER(ctypes.c_size_t)),
         ("values", ctypes.POINTER(ctypes.c_void_p)),
         ("value_lens", ctypes.POINTER(ctypes.c_size_t)),
+        ("labels", ctypes.POINTER(ctypes.c_void_p)),
+        ("label_lens", ctypes.POINTER(ctypes.c_size_t)),
     ]
 
 
 class CLoaderInfo(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_int64) for name in ("records", "batches", "epochs", "batch")]
+    _fields_ = [(name, ctypes.c_int64) for name in ("records", "batches", "epochs", "batch", "epoch")]
 
 
 class CTopology(ctypes.Structure):
@@ -70,6 +72,7 @@ def load(path):
         ("lmdbio_open", c_int, [c_char_p, c_char_p, ctypes.POINTER(c_void_p)]),
         ("lmdbio_next", c_int, [c_void_p, ctypes.POINTER(CBatch)]),
         ("lmdbio_info", c_int, [c_void_p, ctypes.POINTER(CLoaderInfo)]),
+        ("lmdbio_state", c_int, [c_void_p, c_char_p, c_size_t, ctypes.POINTER(c_size_t)]),
         ("lmdbio_close", c_int, [c_void_p]),
         ("lmdbio_allreduce_sum_u64", c_int, [ctypes.POINTER(ctypes.c_uint64), c_size_t]),
     ]

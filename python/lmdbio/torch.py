@@ -24,13 +24,23 @@ def tensors(batch):
     torch.uint8 tensors over the batch's shared memory (no copy). The tensors
     are valid until the next batch and must not be written: copy (or decode
     into new tensors) what must live longer."""
-    keys = [bytes(k) for k in batch.keys]
+    return [bytes(k) for k in batch.keys], _tensors(batch._addresses)
+
+
+def labelled(batch):
+    """A decode for datasets with labels (HDF5): (keys, values, labels), the
+    labels as uint8 tensors over shared memory like the values (view them
+    with .view(torch.int64) for int64 labels), valid until the next batch."""
+    keys, values = tensors(batch)
+    return keys, values, _tensors(batch._label_addresses)
+
+
+def _tensors(addresses):
     # torch wants a writable buffer; the tensors alias read-only data all
     # the same, as documented.
-    values = [torch.frombuffer(_lib.memory_view(address, length, _lib.PyBUF_WRITE), dtype=torch.uint8)
-              if length else torch.empty(0, dtype=torch.uint8)
-              for address, length in batch._addresses]
-    return keys, values
+    return [torch.frombuffer(_lib.memory_view(address, length, _lib.PyBUF_WRITE), dtype=torch.uint8)
+            if length else torch.empty(0, dtype=torch.uint8)
+            for address, length in addresses]
 
 
 class Dataset(torch.utils.data.IterableDataset):
@@ -38,9 +48,10 @@ class Dataset(torch.utils.data.IterableDataset):
 
     Creating it opens the loader, which is collective: every rank creates
     its Dataset with the same arguments. Options are Loader's (batch,
-    epochs, mode, remainder, ...). Each iteration walks the next epoch; an
-    item is decode(batch), by default tensors(batch). decode runs before the
-    next batch is read, so it may use the batch's zero-copy views.
+    epochs, shuffle, seed, remainder, resume, ...). Each iteration walks the
+    next epoch; an item is decode(batch), by default tensors(batch)
+    (labelled(batch) adds the labels). decode runs before the next batch is
+    read, so it may use the batch's zero-copy views.
     """
 
     def __init__(self, path, batch=64, decode=tensors, **options):
@@ -50,6 +61,10 @@ class Dataset(torch.utils.data.IterableDataset):
 
     def __len__(self):
         return len(self.loader)
+
+    def state(self):
+        """The loader's state, for Dataset(..., resume=state)."""
+        return self.loader.state()
 
     def __iter__(self):
         for b in self.loader:

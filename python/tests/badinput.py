@@ -5,7 +5,9 @@ never a crash.
     python3 python/tests/badinput.py DATASET
 """
 
+import json
 import os
+import pathlib
 import subprocess
 import sys
 import threading
@@ -73,6 +75,29 @@ def main(path):
         failures.append(f"two threads in one loader got {sum(got)} records, want {ld.records}")
     ld.close()
 
+    # Resume: a state taken mid-epoch, given back as its JSON, its dict or
+    # a file, continues with the batches that were left.
+    options = dict(batch=3, shuffle="global", seed=3, remainder="keep")
+    with lmdbio.Loader(path, **options) as ld:
+        total = len(ld)
+        seen = [r for b in (ld.next(), ld.next()) for r in b.records]
+        state = ld.state()
+    statefile = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"lmdbio-state-{os.getpid()}.json")
+    with open(statefile, "w") as f:
+        f.write(state)
+    try:
+        for resume in (state, json.loads(state), pathlib.Path(statefile)):
+            with lmdbio.Loader(path, resume=resume, **options) as ld:
+                left = len(ld)
+                rest = [r for b in ld for r in b.records]
+                if left != total - 2 or sorted(seen + rest) != list(range(ld.records)):
+                    failures.append(f"resume from {type(resume).__name__}: {len(seen)} + {len(rest)} records in "
+                                    f"{left} batches, want each of {ld.records} once in {total - 2}")
+    finally:
+        os.unlink(statefile)
+    expect(lmdbio.InputError, "/nonexistent/state.json", lmdbio.Loader, path, resume="/nonexistent/state.json")
+    expect(lmdbio.InputError, "seed", lmdbio.Loader, path, resume=state, **dict(options, seed=4))
+
     # Use after close.
     b = lmdbio.Loader(path, batch=3)
     first = b.next()
@@ -96,6 +121,15 @@ def main(path):
     lines = err.strip().splitlines()
     if code != 2 or out or len(lines) != 1 or "lmdbio run -n 4 -- " not in lines[0]:
         failures.append(f"torchrun without MPI: exit {code}, stdout {out!r}, stderr {err!r}")
+
+    # A learner whose agent is not there (died before it started); one
+    # without torchrun's LOCAL_RANK.
+    code, out, err = run({"LMDBIO_AGENT_SOCKET": "@lmdbio.agent.none", "LOCAL_RANK": "0"}, "-m", "lmdbio", "digest", path)
+    if code != 1 or out or "cannot reach the lmdbio agent of this node" not in err:
+        failures.append(f"no agent: exit {code}, stdout {out!r}, stderr {err!r}")
+    code, out, err = run({"LMDBIO_AGENT_SOCKET": "@lmdbio.agent.none", "LOCAL_RANK": ""}, "-m", "lmdbio", "digest", path)
+    if code != 2 or "LOCAL_RANK" not in err:
+        failures.append(f"no LOCAL_RANK: exit {code}, stdout {out!r}, stderr {err!r}")
 
     for f in failures:
         print(f"FAIL {f}", file=sys.stderr)

@@ -115,6 +115,10 @@ int main(int argc, char **argv) {
 	expect(lmdbio_open(path, "mode=fast", &ld), LMDBIO_ERR_ARGUMENT, "mode=fast");
 	expect(lmdbio_open(path, "window=lots", &ld), LMDBIO_ERR_ARGUMENT, "window=lots");
 	expect(lmdbio_open(path, "direct=maybe", &ld), LMDBIO_ERR_ARGUMENT, "direct=maybe");
+	expect(lmdbio_open(path, "shuffle=random", &ld), LMDBIO_ERR_ARGUMENT, "shuffle=random");
+	expect(lmdbio_open(path, "resume={\"version\":1", &ld), LMDBIO_ERR_ARGUMENT, "JSON object");
+	expect(lmdbio_open(path, "resume=/nonexistent/state.json", &ld), LMDBIO_ERR_INPUT, "/nonexistent/state.json");
+	expect(lmdbio_open(path, "resume={\"version\":1}", &ld), LMDBIO_ERR_INPUT, "damaged");
 	expect(lmdbio_allreduce_sum_u64(NULL, 3), LMDBIO_ERR_ARGUMENT, "NULL");
 
 	// Datasets that are missing or not LMDB.
@@ -130,9 +134,25 @@ int main(int argc, char **argv) {
 	expect(lmdbio_next(ld, (lmdbio_batch *)16), LMDBIO_ERR_INTERNAL, "internal error");
 	lmdbio_loader_info info;
 	expect(lmdbio_info(ld, &info), LMDBIO_OK, NULL);
-	if (info.records != records || info.epochs != 2 || info.batch != 7 || info.batches != (records + 6) / 7) {
-		fprintf(stderr, "info: records %lld epochs %lld batch %lld batches %lld\n", (long long)info.records,
-		        (long long)info.epochs, (long long)info.batch, (long long)info.batches);
+	if (info.records != records || info.epochs != 2 || info.batch != 7 || info.batches != (records + 6) / 7 ||
+	    info.epoch != 0) {
+		fprintf(stderr, "info: records %lld epochs %lld batch %lld batches %lld epoch %lld\n", (long long)info.records,
+		        (long long)info.epochs, (long long)info.batch, (long long)info.batches, (long long)info.epoch);
+		failures++;
+	}
+
+	// The state: its length alone, a buffer too small, the document.
+	size_t len = 0;
+	char small[8], doc[4096];
+	expect(lmdbio_state(ld, NULL, 0, NULL), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_state(ld, NULL, sizeof doc, &len), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_state(NULL, doc, sizeof doc, &len), LMDBIO_ERR_HANDLE, "NULL loader handle");
+	expect(lmdbio_state(ld, NULL, 0, &len), LMDBIO_OK, NULL);
+	size_t want_len = len;
+	expect(lmdbio_state(ld, small, sizeof small, &len), LMDBIO_ERR_ARGUMENT, "needs");
+	expect(lmdbio_state(ld, doc, sizeof doc, &len), LMDBIO_OK, NULL);
+	if (len != want_len || len == 0 || strlen(doc) != len || strncmp(doc, "{\"version\":1,", 12) != 0) {
+		fprintf(stderr, "state: %zu bytes (asked: %zu): %s\n", len, want_len, doc);
 		failures++;
 	}
 

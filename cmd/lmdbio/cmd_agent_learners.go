@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/agent"
+)
+
+// learnerPlace is where a node's learners stand in the job, and where
+// torch.distributed finds its rendezvous: what torchrun tells its workers.
+type learnerPlace struct {
+	node, nodes, perNode int
+	host                 string // the agent's, for messages
+	masterAddr           string
+	masterPort           int
+	socket               string // the agent's
+}
+
+// learnerEnv is the environment of learner local: the agent's, without
+// what would make the learner take itself for one of the agent's MPI ranks,
+// and with torchrun's variables.
+func learnerEnv(base []string, p learnerPlace, local int) []string {
+	rank := p.node*p.perNode + local
+	world := p.nodes * p.perNode
+	env := peerEnv(base)
+	set := func(name string, v any) { env = append(env, fmt.Sprintf("%s=%v", name, v)) }
+	set("RANK", rank)
+	set("LOCAL_RANK", local)
+	set("WORLD_SIZE", world)
+	set("LOCAL_WORLD_SIZE", p.perNode)
+	set("GROUP_RANK", p.node)
+	set("GROUP_WORLD_SIZE", p.nodes)
+	set("ROLE_RANK", rank)
+	set("ROLE_WORLD_SIZE", world)
+	set("MASTER_ADDR", p.masterAddr)
+	set("MASTER_PORT", p.masterPort)
+	set(agent.AgentSocketEnv, p.socket)
+	if os.Getenv("OMP_NUM_THREADS") == "" && p.perNode > 1 {
+		set("OMP_NUM_THREADS", 1) // as torchrun: learners that share a node do not each take every core
+	}
+	return env // exec keeps the last value of a name given twice
+}
+
+// learnerExit is how one learner process ended.
+type learnerExit struct {
+	local  int
+	state  *os.ProcessState
+	waitOK bool
+}
+
+// learners are the processes an agent started, each in a process group of
+// its own, so that a signal reaches what a learner started too (DataLoader
+// workers).
+type learners struct {
+	place learnerPlace
+	procs []*exec.Cmd
+	exits chan learnerExit // one per learner, as each ends
+	mu    sync.Mutex
+	alive []bool
+	gone  sync.WaitGroup
+}
+
+// startLearners starts the node's learners of argv. On failure the ones
+// already started are stopped.
+func startLearners(argv []string, p learnerPlace) (*learners, error) {
+	ls := &learners{place: p, exits: make(chan learnerExit, p.perNode), alive: make([]bool, p.perNode)}
+	for local := range p.perNode {
+		c := exec.Command(argv[0], argv[1:]...)
+		c.Env = learnerEnv(os.Environ(), p, local)
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := c.Start(); err != nil {
+			ls.stop(syscall.SIGKILL, 0)
+			ls.gone.Wait()
+			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+				return nil, inputError(fmt.Errorf("lmdbio run --agent: cannot start the learners: %w", err))
+			}
+			return nil, fmt.Errorf("lmdbio run --agent: cannot start the learners: %w", err)
+		}
+		ls.procs = append(ls.procs, c)
+		ls.alive[local] = true
+		ls.gone.Add(1)
+		go ls.wait(local)
+	}
+	return ls, nil
+}
+
+func (ls *learners) wait(local int) {
+	defer ls.gone.Done()
+	err := ls.procs[local].Wait()
+	ls.mu.Lock()
+	ls.alive[local] = false
+	ls.mu.Unlock()
+	ls.exits <- learnerExit{local: local, state: ls.procs[local].ProcessState, waitOK: err == nil}
+}
+
+// signal sends sig to the process group of every learner still running.
+func (ls *learners) signal(sig syscall.Signal) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for local, c := range ls.procs {
+		if ls.alive[local] {
+			_ = syscall.Kill(-c.Process.Pid, sig)
+		}
+	}
+}
+
+// stop sends sig to the learners and, if any is still running after grace,
+// kills them all.
+func (ls *learners) stop(sig syscall.Signal, grace time.Duration) {
+	ls.signal(sig)
+	done := make(chan struct{})
+	go func() { ls.gone.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		ls.signal(syscall.SIGKILL)
+	}
+}
+
+// describe names learner local for messages: its rank, where it ran, its
+// pid.
+func (ls *learners) describe(local int) string {
+	p := ls.place
+	return fmt.Sprintf("learner rank %d (local rank %d of node %d on %s, pid %d)",
+		p.node*p.perNode+local, local, p.node, p.host, ls.procs[local].Process.Pid)
+}
+
+// failure says how a learner failed, and the exit status the job takes
+// from it, or ok when it exited 0.
+func (e learnerExit) failure() (ok bool, code int, how string) {
+	ws, _ := e.state.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled():
+		return false, exitFailure, fmt.Sprintf("was killed by signal %d (%s)", int(ws.Signal()), signalName(ws.Signal()))
+	case ws.ExitStatus() == 0 && e.waitOK:
+		return true, exitOK, ""
+	case ws.ExitStatus() == exitUsage:
+		return false, exitUsage, "exited with status 2"
+	}
+	return false, exitFailure, "exited with status " + strconv.Itoa(ws.ExitStatus())
+}

@@ -23,7 +23,7 @@ MPIENV = eval "$$(scripts/mpi-flags.sh --env '$(MPITAGS)')" &&
 # make test need Slurm.
 SLURM_DEPS = $(if $(or $(CI),$(filter 1,$(LMDBIO_SLURM_TESTS))),--slurm)
 
-.PHONY: all deps build lib examples install test test-unit test-mpi test-multihost test-slurm test-nompi test-mpich test-bindings demo bench bench-campaign lint clean
+.PHONY: all deps build lib examples install test test-unit test-mpi test-multihost test-slurm test-nompi test-mpich test-bindings test-peers demo bench bench-campaign lint clean
 
 all: build
 
@@ -110,6 +110,12 @@ bench: deps build
 
 bench-campaign: deps build
 	bench/run.sh $(BENCH_PARTS)
+
+# test-peers: the benchmark's peer baselines read every record exactly once
+# (bench/peers/selftest.sh; installs PyTorch and mpi4py).
+test-peers: build
+	scripts/deps.sh --peers
+	bench/peers/selftest.sh
 
 lint:
 	$(MPIENV) $(GO) vet -tags "$$MPITAGS" ./...

@@ -79,6 +79,10 @@ scripts/deps.sh --peers
 make build >/dev/null
 mkdir -p "$out" "$dir"
 lmdbio=bin/lmdbio
+# The peers' figures count only if they read every record once: check them
+# on a small dataset before the hour of runs.
+bench/peers/selftest.sh >"$out/peers-selftest.log" 2>&1 ||
+	{ echo "bench/run.sh: a peer baseline is broken (see $out/peers-selftest.log)" >&2; exit 1; }
 
 # The emulated PFS of the multi-host parts: each host's client 1 GB/s and
 # 0.5 ms round trip, 1 MiB readahead, 4 storage servers of 1 ms per request
@@ -181,7 +185,7 @@ part_hosts() {
 		{
 			machine "hosts-$h"
 			on_hosts "$h" hosts --modes lmdb,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
-				--peers caffe,torch-readahead "$pfs_mnt/$(basename "$data")"
+				--peers caffe,torch-ddp,torch-readahead "$pfs_mnt/$(basename "$data")"
 		} >"$out/hosts-$h.jsonl"
 	done
 }

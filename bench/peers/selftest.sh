@@ -117,12 +117,15 @@ check_usage() {
 	fi
 }
 
-# caffe_shares N runs the N shares of the caffe peer at once, as the benchmark
-# driver does, and prints one line with their summed records and digest.
-caffe_shares() {
+# shares N CMD... runs the N shares of a per-rank peer at once (CMD --rank R
+# --world N), as the benchmark driver does, and prints one line with their
+# summed records and digest.
+shares() {
 	local n=$1 r pids=()
+	shift
+	rm -f "$tmp"/share.*
 	for ((r = 0; r < n; r++)); do
-		timeout "$limit" "${caffe[@]}" "$data" --rank "$r" --world "$n" >"$tmp/share.$r" &
+		timeout "$limit" "$@" --rank "$r" --world "$n" >"$tmp/share.$r" &
 		pids+=($!)
 	done
 	for r in "${pids[@]}"; do
@@ -171,7 +174,10 @@ fi
 
 # The benchmark driver starts the caffe ranks itself (--rank/--world, no MPI)
 # and sums their lines: records, bytes and digests add.
-check "caffe 3 shares (--rank/--world) summed" caffe_shares 3
+check "caffe 3 shares (--rank/--world) summed" shares 3 "${caffe[@]}" "$data"
+# A DDP job's processes (torch-ddp): each reads its DistributedSampler share.
+check "torch 3 DDP shares (--rank/--world) summed" shares 3 "${torch[@]}" "$data" --workers 1
+check_usage "torch --rank without --world" "${torch[@]}" "$data" --rank 1
 
 # HDF5: the torch peer over h5py, on a chunked+gzip file and a contiguous one.
 # The reference digest is h5py's sequential read of every row; lmdbio digest,

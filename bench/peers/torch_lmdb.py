@@ -10,6 +10,13 @@ must come out equal; touch: a byte in every page of every value).
 
     /usr/bin/python3 bench/peers/torch_lmdb.py DATASET [--workers 8] [--readahead off] [--epochs 3]
 
+With --rank R --world N it is one process of a DistributedDataParallel job:
+it reads rank R's share of each epoch's order as DistributedSampler deals it
+(every N-th index of the epoch's permutation, from R), with its own workers,
+and prints that share's line; the caller starts all N and sums their lines.
+Unlike DistributedSampler it does not pad the shares to equal length, so the
+job reads every record exactly once per epoch, as lmdbio does.
+
 Prints one JSON line on stdout (schema in README.md). Exit status: 0 success,
 1 a runtime failure, 2 bad flags or a dataset that is not an LMDB.
 """
@@ -29,11 +36,11 @@ sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
 import lmdb  # noqa: E402
 import torch  # noqa: E402
-from torch.utils.data import DataLoader, Dataset  # noqa: E402
+from torch.utils.data import DataLoader, Dataset, Sampler  # noqa: E402
 
 from _common import (  # noqa: E402
     EXIT_RUNTIME, EXIT_USAGE, Clock, EpochLog, Tally, UsageError, add_common_flags, add_epoch_flags,
-    consumer_function, fail, new_parser, non_negative_int, one_line, open_env, result_line)
+    consumer_function, fail, new_parser, non_negative_int, one_line, open_env, positive_int, result_line)
 
 PEER = "torch_lmdb"
 
@@ -63,6 +70,31 @@ class LmdbDataset(Dataset):
         if value is None:
             raise KeyError(f"{self.path}: key {key!r} listed but not found")
         return key, value
+
+
+class ShareSampler(Sampler):
+    """Rank's share of each epoch's order, dealt as DistributedSampler deals
+    it (a permutation drawn from seed + epoch, every world-th index from
+    rank), without its padding. set_epoch picks the epoch, as in DDP loops."""
+
+    def __init__(self, n: int, rank: int, world: int, shuffle: bool, seed: int) -> None:
+        self.n, self.rank, self.world = n, rank, world
+        self.shuffle, self.seed, self.epoch = shuffle, seed, 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __iter__(self):
+        if self.shuffle:
+            g = torch.Generator()
+            g.manual_seed(self.seed + self.epoch)
+            order = torch.randperm(self.n, generator=g).tolist()
+        else:
+            order = list(range(self.n))
+        return iter(order[self.rank::self.world])
+
+    def __len__(self) -> int:
+        return len(range(self.rank, self.n, self.world))
 
 
 def collate_bytes(samples: list[tuple[bytes, bytes]]) -> tuple[list[bytes], list[bytes]]:
@@ -107,7 +139,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--hash-in-workers", action="store_true",
                    help="run the consumer in the workers instead of the main process; values still "
                         "travel to the main process (default: consume in main, where a training loop does)")
-    return p.parse_args(argv)
+    p.add_argument("--rank", type=non_negative_int, default=None,
+                   help="one process of a DDP job: read this rank's share of every epoch (with --world)")
+    p.add_argument("--world", type=positive_int, default=None,
+                   help="the number of processes of the DDP job (with --rank)")
+    args = p.parse_args(argv)
+    if (args.rank is None) != (args.world is None):
+        p.error("--rank and --world go together")
+    if args.rank is not None and args.rank >= args.world:
+        p.error(f"--rank {args.rank}: want less than --world {args.world}")
+    return args
 
 
 def run(args: argparse.Namespace, clock: Clock) -> str:
@@ -124,10 +165,14 @@ def run(args: argparse.Namespace, clock: Clock) -> str:
     torch.set_num_threads(1)
     gen = torch.Generator()
     gen.manual_seed(args.seed)
+    sampler = None
+    if args.rank is not None:
+        sampler = ShareSampler(len(keys), args.rank, args.world, args.shuffle == "on", args.seed)
     loader = DataLoader(
         LmdbDataset(args.path, keys, readahead),
         batch_size=args.batch,
-        shuffle=args.shuffle == "on",
+        shuffle=args.shuffle == "on" and sampler is None,
+        sampler=sampler,
         num_workers=args.workers,
         collate_fn=(functools.partial(collate_consumed, consumer_function(args.consumer))
                     if args.hash_in_workers else collate_bytes),
@@ -140,6 +185,8 @@ def run(args: argparse.Namespace, clock: Clock) -> str:
     log = EpochLog(tally, clock)
     clock.loop_start = time.perf_counter()  # iter(loader) forks the workers: part of every epoch
     for epoch in range(args.epochs):
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         for batch in log.batches(epoch, loader):  # a new order each epoch, drawn from gen
             if args.hash_in_workers:
                 _, values, results = batch
@@ -161,6 +208,8 @@ def run(args: argparse.Namespace, clock: Clock) -> str:
         "prefetch_factor": 2 if args.workers > 0 else None,  # DataLoader's default
         "persistent_workers": False,
         "limit": args.records,
+        "rank": args.rank,
+        "world": args.world,
         "torch": torch.__version__,
         "py_lmdb": lmdb.__version__,
         "python": platform.python_version(),

@@ -28,6 +28,7 @@ var palette = map[string]color.Color{
 	"default":                rgb(0xe15759),
 	"torch-readahead":        rgb(0x4e79a7),
 	"torch-noreadahead":      rgb(0xf28e2b),
+	"torch-ddp":              rgb(0x2f4b7c),
 	"caffe":                  rgb(0x555555),
 }
 

@@ -91,7 +91,9 @@ contender whose median exceeds the limit by more than the noise band (the
 larger of both spreads and 10%) is flagged above_limit in its summary line.
 --peers runs other loaders from --peers-dir over the same dataset as
 subprocesses (torch-readahead, torch-noreadahead: PyTorch DataLoader over
-py-lmdb; caffe: a Caffe-MPI-style reader on every rank; for HDF5 files
+py-lmdb; torch-ddp: a PyTorch DDP job, one DataLoader per rank reading its
+DistributedSampler share, the node's --peer-workers shared between its
+ranks; caffe: a Caffe-MPI-style reader on every rank; for HDF5 files
 torch-h5py and torch-h5py-noshuffle: PyTorch DataLoader over h5py, one
 h5py.File per worker). Torch peers read as many epochs as --epochs.
 

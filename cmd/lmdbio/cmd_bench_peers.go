@@ -59,8 +59,9 @@ func checkPeers(peers []string, format source.Format, epochs int) error {
 }
 
 // benchPeerPerRank reports whether a peer runs one process per rank (as
-// Caffe-MPI does), measured at every rank count, rather than one process.
-func benchPeerPerRank(p string) bool { return p == "caffe" }
+// Caffe-MPI and PyTorch DDP jobs do), measured at every rank count, rather
+// than one process.
+func benchPeerPerRank(p string) bool { return p == "caffe" || p == "torch-ddp" }
 
 // peerRun is one peer process's report and what the kernel says it did.
 type peerRun struct {
@@ -83,6 +84,9 @@ func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []s
 			ra = "off"
 		}
 		args = append(args, "--workers", strconv.Itoa(r.cfg.peerWorkers), "--readahead", ra)
+	case "torch-ddp":
+		args = append(args, "--rank", strconv.Itoa(rank), "--world", strconv.Itoa(world),
+			"--workers", strconv.Itoa(r.ddpWorkers(world)), "--readahead", "on")
 	case "torch-h5py", "torch-h5py-noshuffle":
 		shuffle := "on"
 		if p == "torch-h5py-noshuffle" {
@@ -104,6 +108,17 @@ func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []s
 		args = append(args, "--epochs", strconv.Itoa(r.cfg.lopt.Epochs))
 	}
 	return append(args, "--consumer", c.String(), "--batch", strconv.Itoa(r.cfg.lopt.Batch), r.cfg.path)
+}
+
+// ddpWorkers is the DataLoader workers of each process of a torch-ddp job
+// of world ranks: a node's processes share --peer-workers between them, so
+// that a node runs as many workers as the single-process torch peers.
+func (r *benchRun) ddpWorkers(world int) int {
+	perNode := 1
+	if g := r.groups[world]; g != nil && g.topo != nil {
+		perNode = max(g.topo.LocalSize, 1)
+	}
+	return max(1, r.cfg.peerWorkers/perNode)
 }
 
 // measurePeer runs a peer from the step's cache state: one process on rank 0,
@@ -188,13 +203,15 @@ func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) (bench.Peer,
 		p.ReadBytes += run.ReadBytes
 		p.RSSMaxBytes = max(p.RSSMaxBytes, run.RSS)
 	}
-	if !benchPeerPerRank(s.peer) {
-		p.Workers = r.cfg.peerWorkers
-		p.Ranks = max(r.cfg.peerWorkers, 1) // the processes that read
-	}
-	if s.peer == "torch-lmdbio" { // the learners read, through their agents
+	switch {
+	case s.peer == "torch-ddp":
+		p.Workers = r.ddpWorkers(s.ranks) // per process
+	case s.peer == "torch-lmdbio": // the learners read, through their agents
 		nodes, perNode := r.agentLearners()
 		p.Workers, p.Ranks, p.Nodes = 0, nodes*perNode, nodes
+	case !benchPeerPerRank(s.peer):
+		p.Workers = r.cfg.peerWorkers
+		p.Ranks = max(r.cfg.peerWorkers, 1) // the processes that read
 	}
 	t := bench.SumPeers(lines)
 	p.Samples, p.Bytes, p.Seconds = t.Records, t.Bytes, t.Seconds

@@ -121,7 +121,10 @@ func (c politeComm) Recv(buf []byte, source, tag int) (mpi.Status, error) {
 		}
 		select {
 		case <-c.stop:
+			// A cancelled receive must still be completed; if the token
+			// came first, it is taken and dropped.
 			req.Cancel()
+			_, _ = req.Wait()
 			return mpi.Status{}, ErrStopped
 		case <-time.After(pause):
 		}
@@ -177,7 +180,11 @@ func (s *Stagger) Release(window int) error {
 }
 
 // Finished reports whether no token of this stagger can be in flight to or
-// from this reader: it went through every window without being stopped.
+// from this reader: it went through every window without being stopped,
+// and no wait for a token was cut short (the last window's wrap-around
+// token too). Only then may the communicator be freed: a token arriving
+// for a freed communicator stays in the MPI library, which may later give
+// its context to a new communicator.
 func (s *Stagger) Finished() bool { return !s.stopped }
 
 // Abandon is for a reader that stops before the end: it passes its turn on
@@ -237,6 +244,10 @@ func (s *Stagger) recv(from, window int) error {
 		st, err = s.link.Recv(s.buf, from, StaggerTag)
 	}
 	if err != nil {
+		if errors.Is(err, ErrStopped) {
+			// The token may still come, after this reader has gone.
+			s.stopped = true
+		}
 		return fmt.Errorf("reader: stagger: wait for window %d token from reader %d: %w", window, from, err)
 	}
 	if st.Count != tokenSize {

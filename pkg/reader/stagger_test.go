@@ -255,6 +255,42 @@ func TestStaggerAbandon(t *testing.T) {
 	}
 }
 
+// stoppedLink sends nowhere and receives nothing: every wait is cut short.
+type stoppedLink struct{ rank, size int }
+
+func (l stoppedLink) Rank() int                   { return l.rank }
+func (l stoppedLink) Size() int                   { return l.size }
+func (l stoppedLink) Send([]byte, int, int) error { return nil }
+func (l stoppedLink) Recv([]byte, int, int) (mpi.Status, error) {
+	return mpi.Status{}, ErrStopped
+}
+
+// TestStaggerStoppedWaitIsNotFinished: the first reader of a column stopped
+// while it waits for the last window's wrap-around token has been through
+// every window, but that token is still to come: the stagger must not count
+// as finished, or its communicator would be freed under the token.
+func TestStaggerStoppedWaitIsNotFinished(t *testing.T) {
+	s := newStagger(stoppedLink{0, 2}, 1)
+	if err := s.Acquire(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(0); !errors.Is(err, ErrStopped) {
+		t.Fatalf("Release: %v, want ErrStopped", err)
+	}
+	if err := s.Abandon(1); err != nil {
+		t.Fatal(err)
+	}
+	if s.Finished() {
+		t.Error("Finished after a cut-short wait for a token")
+	}
+	done := newStagger(fakeLink{newFakeNet(1), 0}, 1)
+	_ = done.Acquire(0)
+	_ = done.Release(0)
+	if !done.Finished() {
+		t.Error("a stagger through every window is not Finished")
+	}
+}
+
 // TestStaggerDropsStaleTokens: a token left in flight by an earlier stagger
 // (another generation) must not be taken for the current one's.
 func TestStaggerDropsStaleTokens(t *testing.T) {

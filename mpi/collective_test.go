@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -332,4 +333,38 @@ func TestAllreduce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBarrierSleeping: no rank leaves before the last has arrived, and the
+// ranks that wait for it sleep rather than spin: well under a core of CPU
+// time over the wait.
+func TestBarrierSleeping(t *testing.T) {
+	w := World()
+	const late = 300 * time.Millisecond
+	if err := w.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	cpu0, start := cpuTime(t), time.Now()
+	if w.Rank() == w.Size()-1 {
+		time.Sleep(late)
+	}
+	if err := w.BarrierSleeping(time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	waited, cpu := time.Since(start), cpuTime(t)-cpu0
+	if w.Size() > 1 && waited < late*9/10 {
+		t.Errorf("left the barrier after %v, before the last rank arrived (%v)", waited, late)
+	}
+	if cpu > waited/2 {
+		t.Errorf("used %v of CPU over a wait of %v", cpu, waited)
+	}
+}
+
+// cpuTime is the CPU time this process has used.
+func cpuTime(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -78,6 +78,22 @@ func (c *Comm) Barrier() error {
 	return mpiError(op, C.MPI_Barrier(c.h))
 }
 
+// Ibarrier starts a barrier (MPI_Ibarrier); the request completes once
+// every rank of c has started it.
+func (c *Comm) Ibarrier() (*Request, error) {
+	const op = "MPI_Ibarrier"
+	if err := c.live(op); err != nil {
+		return nil, err
+	}
+	r := &Request{op: op, collective: true}
+	var q C.MPI_Request
+	if rc := C.MPI_Ibarrier(c.h, &q); rc != cSuccess {
+		return nil, mpiError(op, rc)
+	}
+	r.reqs = append(r.reqs, q)
+	return r, nil
+}
+
 // Split partitions c by color, ordering ranks within a part by key, then by
 // rank in c (MPI_Comm_split). It is collective over c. A rank with color
 // Undefined gets a nil *Comm and no error; other colors must not be negative.

@@ -115,6 +115,17 @@ func (c *Comm) Free() error {
 // Barrier returns at once.
 func (c *Comm) Barrier() error { return c.live("MPI_Barrier") }
 
+// Ibarrier returns a completed request: one rank has always arrived.
+func (c *Comm) Ibarrier() (*Request, error) {
+	const op = "MPI_Ibarrier"
+	if err := c.live(op); err != nil {
+		return nil, err
+	}
+	r := &Request{op: op, done: make(chan struct{})}
+	close(r.done)
+	return r, nil
+}
+
 // Split returns a new communicator of one rank, or nil for color Undefined.
 func (c *Comm) Split(color, key int) (*Comm, error) {
 	const op = "MPI_Comm_split"

@@ -8,11 +8,8 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 )
 
-// Pauses between tests of a pending exchange.
-const (
-	exchangeFirstPause = 50 * time.Microsecond
-	exchangeMaxPause   = 5 * time.Millisecond
-)
+// exchangeMaxPause bounds the pauses between tests of a pending exchange.
+const exchangeMaxPause = 5 * time.Millisecond
 
 // exchangeAll gives every rank of c every rank's bytes, by rank: an
 // allgather that waits with pauses, lengths first. The agents call it once
@@ -57,18 +54,10 @@ func exchangeAll(c *mpi.Comm, mine []byte) ([][]byte, error) {
 	return out, nil
 }
 
-// waitRequest tests a request until it completes, sleeping in between.
+// waitRequest waits for a request, sleeping in between tests.
 func waitRequest(r *mpi.Request, err error) error {
 	if err != nil {
 		return err
 	}
-	pause := exchangeFirstPause
-	for {
-		done, err := r.Test()
-		if err != nil || done {
-			return err
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, exchangeMaxPause)
-	}
+	return r.WaitPolling(exchangeMaxPause)
 }

@@ -98,7 +98,7 @@ func (r *benchRun) measureSynthetic(s benchStep) {
 		batch[i] = byte(i)
 	}
 	sample := bench.RankSample{Rank: g.topo.Rank, Leader: g.topo.Leader()}
-	if err := g.topo.World.Barrier(); err != nil {
+	if err := g.topo.World.BarrierSleeping(benchWaitPause); err != nil {
 		r.job.fail(fmt.Errorf("bench: %w", err))
 	}
 	t0 := time.Now()
@@ -161,7 +161,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	_ = bench.ResetPeakRSS() // without it the peak would be the process's so far
 	io0, ioErr := bench.SelfIO()
 	ioEpoch := io0
-	if err := topo.World.Barrier(); err != nil {
+	if err := topo.World.BarrierSleeping(benchWaitPause); err != nil {
 		return s, fmt.Errorf("bench: %w", err)
 	}
 	t0 := time.Now()

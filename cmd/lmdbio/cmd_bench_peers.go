@@ -131,7 +131,7 @@ func (r *benchRun) measurePeer(s benchStep) {
 		if g.topo == nil {
 			return
 		}
-		if err := g.topo.World.Barrier(); err != nil { // start together
+		if err := g.topo.World.BarrierSleeping(benchWaitPause); err != nil { // start together
 			r.job.fail(fmt.Errorf("bench: %w", err))
 		}
 		run, err := runPeerProcess(r.cfg.python, r.peerArgs(s.peer, s.consumer, g.topo.Rank, s.ranks))

@@ -251,7 +251,7 @@ func (r *benchRun) runStep(s benchStep) {
 // previous measurement is still running and no node starts early.
 func (r *benchRun) setCache(cache string) {
 	t := r.job.topo
-	if err := t.World.Barrier(); err != nil {
+	if err := t.World.BarrierSleeping(benchWaitPause); err != nil {
 		r.job.fail(fmt.Errorf("bench: %w", err))
 	}
 	if cache == "cold" && r.canDrop && t.Leader() {
@@ -259,7 +259,7 @@ func (r *benchRun) setCache(cache string) {
 			r.job.fail(err)
 		}
 	}
-	if err := t.World.Barrier(); err != nil {
+	if err := t.World.BarrierSleeping(benchWaitPause); err != nil {
 		r.job.fail(fmt.Errorf("bench: %w", err))
 	}
 }

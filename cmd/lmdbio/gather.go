@@ -1,12 +1,23 @@
 package main
 
 import (
+	"time"
+
 	"github.com/lmdbio/lmdbio/mpi"
 )
 
+// benchWaitPause bounds the pauses of ranks that wait for others: a rank
+// that finished its part sleeps until the rest arrive instead of spinning
+// in MPI, which on a machine with fewer cores than ranks would take the
+// cores from the ranks and peer programs still being measured.
+const benchWaitPause = time.Millisecond
+
 // gatherStrings collects one string from every rank at root, in rank order.
-// Other ranks get nil.
+// Other ranks get nil. Ranks may arrive far apart: they wait sleeping.
 func gatherStrings(c *mpi.Comm, s string, root int) ([]string, error) {
+	if err := c.BarrierSleeping(benchWaitPause); err != nil {
+		return nil, err
+	}
 	all, err := c.GatherBytes([]byte(s), root)
 	if err != nil || all == nil {
 		return nil, err

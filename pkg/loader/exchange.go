@@ -173,21 +173,12 @@ func (x *exchanger) alltoallv(send []byte, op *exchangeOp) error {
 	return poll(reqs)
 }
 
-// poll waits for requests with growing pauses. It does not give up: a peer
-// that died ends the whole job through the launcher.
+// poll waits for requests, sleeping between tests. It does not give up: a
+// peer that died ends the whole job through the launcher.
 func poll(reqs []*mpi.Request) error {
-	pause := 5 * time.Microsecond
 	for _, r := range reqs {
-		for {
-			done, err := r.Test()
-			if err != nil {
-				return err
-			}
-			if done {
-				break
-			}
-			time.Sleep(pause)
-			pause = min(2*pause, time.Millisecond)
+		if err := r.WaitPolling(time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return nil

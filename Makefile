@@ -113,7 +113,7 @@ bench-campaign: deps build
 
 # test-peers: the benchmark's peer baselines read every record exactly once
 # (bench/peers/selftest.sh; installs PyTorch and mpi4py).
-test-peers: build
+test-peers: build lib
 	scripts/deps.sh --peers
 	bench/peers/selftest.sh
 

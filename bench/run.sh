@@ -8,11 +8,15 @@
 # Parts (times are estimates for the full size on a 2-core machine):
 #   local    local disk, 4 and 8 learners on one node, cold and warm: every
 #            stacked mode (default vs lmdb), the peers (PyTorch readahead on
-#            and off, Caffe-style); the ResNet-50 AU search           ~15 min
-#   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold  ~3 min
+#            and off, Caffe-style); the Python binding in a PyTorch loop
+#            vs the Go learners and DataLoader, 4 learners; the ResNet-50
+#            AU search                                               ~17 min
+#   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold;
+#            the Python binding as in local                          ~5 min
 #   hosts    1, 2, 4, 8 emulated hosts x 4 learners, each host its own
 #            pfsemu client, 4 shared storage servers; lmdb and default,
-#            Caffe-style and PyTorch peers, cold, equal work          ~10 min
+#            Caffe-style, PyTorch DDP (a process per rank) and one
+#            PyTorch process, cold, equal work                       ~12 min
 #   stagger  the stagger study: 2, 4, 8 emulated hosts, coal vs default
 #            with stagger 1, 2, 4                                     ~4 min
 #   shuffle  3 epochs, 4 virtual nodes x 2, cold start: none (and lmdb),
@@ -76,7 +80,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 
 scripts/deps.sh --peers
-make build >/dev/null
+make build lib >/dev/null
 mkdir -p "$out" "$dir"
 lmdbio=bin/lmdbio
 # The peers' figures count only if they read every record once: check them
@@ -150,6 +154,12 @@ part_local() {
 	# from the page cache: the dataset is smaller than this machine's memory).
 	local ranks=8,10,12,14,16,20,24 n=24
 	[ -z "$smoke" ] || ranks=2,4 n=4
+	# The Python binding in a PyTorch loop (4 learners through lmdbio run
+	# --agent) beside the Go learners and PyTorch's DataLoader (8 workers).
+	{
+		machine python-local
+		bench 4 --modes default --page-cache cold --consumer touch --peers torch-lmdbio,torch-readahead "$data"
+	} >"$out/python-local.jsonl"
 	"$lmdbio" run -n "$n" -- "$lmdbio" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
 		--consumer touch --page-cache cold --ranks "$ranks" "$data" >"$out/resnet50.jsonl"
 }
@@ -170,6 +180,11 @@ part_pfs() {
 			bench 8 --modes lmdb,lmm+dio+prov,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
 				--peers torch-readahead "$mnt/$(basename "$data")"
 		} >"$out/pfsemu.jsonl" || pfs_failed=1
+		{
+			machine python-pfs
+			bench 4 --modes default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+				--peers torch-lmdbio,torch-readahead "$mnt/$(basename "$data")"
+		} >"$out/python-pfs.jsonl" || pfs_failed=1
 	fi
 	kill "$pfs" 2>/dev/null || true
 	wait "$pfs" 2>/dev/null || true

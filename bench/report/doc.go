@@ -31,7 +31,7 @@
 // FILE:LABEL sets or overrides. Results and peers are grouped by storage and
 // consumer and never pooled or compared across groups: every table heading
 // names its consumer, and a ratio stands only between contenders that did
-// the same work over the same window (process start to last batch). Lines
+// the same work over the same window (the start of the loader to its last batch). Lines
 // from older runs are read as they were measured and the report says so:
 // limit lines without a probe were one stream of 16 MiB requests, peer lines
 // without a consumer hashed (sha256). Lines marked "synthetic" (made by

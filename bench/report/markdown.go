@@ -21,7 +21,8 @@ func Markdown(rep *Report) []byte {
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "Every figure is the median over the rounds of a run; spreads are min–max over those rounds,")
 	fmt.Fprintln(&b, "n is the number of rounds. MB = 10⁶ bytes delivered to the learners. Every contender is timed")
-	fmt.Fprintln(&b, "from the start of its process to its last batch (start-up included, and shown on its own), and")
+	fmt.Fprintln(&b, "from the start of its loader to its last batch (lmdbio's MPI start-up and the peers' interpreter and")
+	fmt.Fprintln(&b, "imports left out: a training job pays them with any loader; the loader's start-up is shown on its own), and")
 	fmt.Fprintln(&b, "only contenders that ran the same consumer share a table or a ratio. "+aboveMark+" marks a figure")
 	fmt.Fprintln(&b, "above the storage's limit by more than the noise band (the larger of both spreads and 10 %):")
 	fmt.Fprintln(&b, "either the limit probes missed how that contender reads, or it did not read what it delivered")
@@ -117,7 +118,7 @@ func writePeers(w io.Writer, ps []PeerTable) {
 	fmt.Fprintln(w, "## Peers")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Loaders users run today, in the same run, on the same dataset and with the same consumer, beside")
-	fmt.Fprintln(w, "lmdbio's default mode at the same rank count. Start-up: process start to the loader ready.")
+	fmt.Fprintln(w, "lmdbio's default mode at the same rank count. Start-up: the start of the window to the loader ready.")
 	fmt.Fprintln(w)
 	for _, p := range ps {
 		def := "default mode"
@@ -178,7 +179,7 @@ func writeFirstBatch(w io.Writer, ts []FirstBatchTable) {
 	}
 	fmt.Fprintln(w, "## Time to first batch vs ranks")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "From the process start: slowest / median / fastest rank (medians over rounds); peers report only")
+	fmt.Fprintln(w, "From the start of the window: slowest / median / fastest rank (medians over rounds); peers report only")
 	fmt.Fprintln(w, "the slowest rank.")
 	fmt.Fprintln(w, "The last column is slowest over fastest at the largest rank count: flat loaders stay near 1.")
 	fmt.Fprintln(w)

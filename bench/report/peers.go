@@ -25,7 +25,7 @@ type PeerRow struct {
 	Ranks          int
 	PeerMB         Summary
 	Default        Summary
-	PeerStartup    float64 // medians over rounds, seconds from process start
+	PeerStartup    float64 // medians over rounds, seconds from the start of the window
 	DefaultStartup float64
 	Ratio          float64 // default median over peer median; 0 if unknown
 	PeerAbove      bool    // above the storage's limit by more than the noise band

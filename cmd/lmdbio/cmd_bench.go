@@ -67,13 +67,15 @@ medians and spreads over rounds.
 Equal work: every contender, lmdbio's modes and the peers alike, runs every
 consumer of --consumer in the same run (touch: one byte in every page of
 every value; sha256: the digest of lmdbio digest), and is timed over the same
-window: from the start of its process to its last batch, start-up included.
-lmdbio's learners started once for the whole run, so their process start-up
-(runtime and MPI start, measured once) is added to the time from before
-Open to the last batch; peers are new processes and measure from their own
-start the same way (the kernel's process start time). Start-up (process
-start to the loader ready) is reported on its own too. Ratios compare only
-contenders with the same consumer, rank count and cache state.
+window: from the start of its loader to its last batch. What a process pays
+before any loader can start is left out: lmdbio's MPI start-up (MPI_Init and
+the topology; a training job starts MPI with any loader) and a peer's
+interpreter and imports (its process_startup_s). lmdbio's learners started
+once for the whole run, so their runtime start is added to the time from
+before Open to the last batch; peers are new processes and measure from the
+end of their imports. Start-up (the start of the window to the loader ready)
+is reported on its own too. Ratios compare only contenders with the same
+consumer, rank count and cache state.
 
 Measured per result: samples/s and MB/s delivered to all learners (over the
 slowest learner's window), start-up, time to first batch (min, median, max

@@ -198,7 +198,7 @@ func (r *benchRun) peerLine(s benchStep, nodes int, runs []peerRun) (bench.Peer,
 	p := bench.Peer{Type: bench.TypePeer, Round: s.round, Peer: s.peer, Ranks: s.ranks, Nodes: nodes, Cache: s.cache,
 		Consumer: s.consumer.String(), Processes: len(runs)}
 	for i, run := range runs {
-		lines[i] = run.Line
+		lines[i] = run.Line.FromReady()
 		p.ProcessSeconds = max(p.ProcessSeconds, run.Wall)
 		p.ReadBytes += run.ReadBytes
 		p.RSSMaxBytes = max(p.RSSMaxBytes, run.RSS)

@@ -32,8 +32,9 @@ type benchRun struct {
 	canDrop   bool // every node can drop its page cache
 	noDirect  bool // the file system refused O_DIRECT for the limit
 	// processStartup is this rank's time from its process start to the
-	// job's start (runtime, MPI_Init, topology): what a fresh process of
-	// a training job pays before it can open a loader.
+	// job's start, less MPI's start-up (MPI_Init and the topology), which a
+	// training job pays with any loader (Caffe-MPI initialises MPI for its
+	// own gradients): the runtime's start, which a fresh process pays.
 	processStartup float64
 	// lastSample is this rank's sample of its latest loader measurement,
 	// which a synthetic run repeats from memory.
@@ -75,7 +76,7 @@ func startBench(cfg benchConfig, command string) (*benchRun, error) {
 		return nil, err
 	}
 	r := &benchRun{cfg: cfg, job: job, groups: map[int]*benchGroup{}, limits: map[benchLimitKey]float64{}}
-	r.processStartup = processStartup()
+	r.processStartup = max(0, processStartup()-job.startup.Seconds())
 	world := job.topo.World
 	if r.ranks, err = benchRanks(cfg, world.Size()); err != nil { // the same on every rank
 		return nil, job.finish(err)

@@ -16,6 +16,9 @@ type mpiJob struct {
 	topo    *topology.Topology
 	flavor  topology.Flavor
 	cleanup func() // after MPI_Finalize
+	// startup is how long MPI_Init and the topology took: what a training
+	// job pays for MPI whatever reads its data.
+	startup time.Duration
 }
 
 // startJob checks how the job was launched, initialises MPI and discovers
@@ -36,6 +39,7 @@ func startJob() (*mpiJob, error) {
 	}
 	cleanup := singletonSessionDir(flavor)
 	defer watchStartup(limit)()
+	started := time.Now()
 	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
 		cleanup()
 		return nil, fmt.Errorf("cannot start MPI: %w", err)
@@ -60,7 +64,7 @@ func startJob() (*mpiJob, error) {
 		cleanup()
 		return nil, err
 	}
-	return &mpiJob{topo: topo, flavor: flavor, cleanup: cleanup}, nil
+	return &mpiJob{topo: topo, flavor: flavor, cleanup: cleanup, startup: time.Since(started)}, nil
 }
 
 // StartupTimeoutEnv names the variable that bounds MPI's start-up (a

@@ -8,8 +8,8 @@ import (
 )
 
 // PeerLine is what one peer process reports: its share of the dataset.
-// Times count from the start of the peer's process (see ProcessAge), as
-// lmdbio's results do.
+// Times count from the start of the peer's process (see ProcessAge), or
+// after FromReady from the end of its start-up.
 type PeerLine struct {
 	Consumer       string // "sha256" (the digest is known) or "touch"
 	Records        int64
@@ -96,6 +96,22 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 		return l, nil
 	}
 	return PeerLine{}, fmt.Errorf("bench: peer printed no JSON result line: %w", ErrFormat)
+}
+
+// FromReady moves the line's times to count from the end of its process
+// start-up (interpreter and imports; for a peer that launches its own job,
+// that job's launch too) instead of the process start: the part a training
+// job pays whatever loader it uses, left out of the window as lmdbio's MPI
+// start-up is. ProcessStartup keeps the time moved.
+func (l PeerLine) FromReady() PeerLine {
+	d := l.ProcessStartup
+	shift := func(v float64) float64 { return max(0, v-d) }
+	l.Seconds, l.FirstBatch, l.Startup, l.Total = shift(l.Seconds), shift(l.FirstBatch), shift(l.Startup), shift(l.Total)
+	l.Epochs = append([]PeerEpoch(nil), l.Epochs...)
+	for i := range l.Epochs {
+		l.Epochs[i].End = shift(l.Epochs[i].End)
+	}
+	return l
 }
 
 // SumPeers adds up the shares of a peer that ran as several processes at

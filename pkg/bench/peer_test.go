@@ -117,3 +117,20 @@ func FuzzParsePeerLine(f *testing.F) {
 		}
 	})
 }
+
+// TestFromReady: every time that counts from the process start moves by the
+// start-up, which stays reported; the loop's own times and the epochs'
+// lengths do not move, and the line it came from is left as it was.
+func TestFromReady(t *testing.T) {
+	l := PeerLine{Seconds: 10, FirstBatch: 3, Startup: 2.5, ProcessStartup: 1.5, Loop: 7.5, Index: 0.5, Total: 10.2,
+		Epochs: []PeerEpoch{{Epoch: 0, Seconds: 4, End: 6.5}, {Epoch: 1, Seconds: 3.5, End: 10}}}
+	got := l.FromReady()
+	want := PeerLine{Seconds: 8.5, FirstBatch: 1.5, Startup: 1, ProcessStartup: 1.5, Loop: 7.5, Index: 0.5, Total: 8.7,
+		Epochs: []PeerEpoch{{Epoch: 0, Seconds: 4, End: 5}, {Epoch: 1, Seconds: 3.5, End: 8.5}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FromReady:\n got %+v\nwant %+v", got, want)
+	}
+	if l.Epochs[0].End != 6.5 {
+		t.Errorf("FromReady changed the line it was called on: %+v", l.Epochs)
+	}
+}

@@ -23,8 +23,12 @@
 #            local, chunk, global with locality on and off, PyTorch with
 #            shuffle; on the DB in key order and a copy in random key
 #            order; the shuffle-quality table                        ~7 min
+#   amp      read amplification and mean read size of every order's
+#            first epoch, 1, 2, 4, 8 virtual nodes, key and random
+#            order (lmdbio digest)                                  ~4 min
 #   hdf5     HDF5 contiguous and chunked+gzip, cold, local disk and one
-#            emulated host: default vs PyTorch over h5py, shuffle on/off ~9 min
+#            emulated host: default vs PyTorch over h5py, shuffle on/off;
+#            an LMDB of the same records' count and size beside them ~11 min
 #   model    lmdbio model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
 #            and model predict --nodes 1..256 --ranks-per-node 36    ~1 min
 #   report   results.md and the plots from every part's lines
@@ -46,7 +50,7 @@ out=
 while getopts o: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
-	*) echo "usage: bench/run.sh [-o DIR] [local|pfs|hosts|stagger|shuffle|hdf5|model|report|all ...]" >&2; exit 2 ;;
+	*) echo "usage: bench/run.sh [-o DIR] [local|pfs|hosts|stagger|shuffle|amp|hdf5|model|report|all ...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -54,9 +58,9 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(all)
 for p in "${parts[@]}"; do
 	case $p in
-	local | pfs | hosts | stagger | shuffle | hdf5 | model | report) ;;
-	all) parts=(local pfs hosts stagger shuffle hdf5 model report) && break ;;
-	*) echo "bench/run.sh: unknown part $p: want local, pfs, hosts, stagger, shuffle, hdf5, model, report or all" >&2; exit 2 ;;
+	local | pfs | hosts | stagger | shuffle | amp | hdf5 | model | report) ;;
+	all) parts=(local pfs hosts stagger shuffle amp hdf5 model report) && break ;;
+	*) echo "bench/run.sh: unknown part $p: want local, pfs, hosts, stagger, shuffle, amp, hdf5, model, report or all" >&2; exit 2 ;;
 	esac
 done
 
@@ -217,14 +221,20 @@ part_stagger() {
 	done
 }
 
+# random_dataset writes (or keeps) a copy of the reference LMDB's records
+# in random key order, and its index.
+random=$dir/$(basename "$data")-random
+random_dataset() {
+	[ -e "$random/data.mdb" ] ||
+		"$lmdbio" gen --records "$records" --size "$size" --datum --order random --out "$random" >/dev/null
+	"$lmdbio" index "$random" >/dev/null
+}
+
 # part_shuffle: 4 virtual nodes of 2 learners, 3 epochs from a cold page
 # cache, on the DB in key order and on a copy written in random key order.
 part_shuffle() {
 	dataset
-	local random=$dir/$(basename "$data")-random
-	[ -e "$random/data.mdb" ] ||
-		"$lmdbio" gen --records "$records" --size "$size" --datum --order random --out "$random" >/dev/null
-	"$lmdbio" index "$random" >/dev/null
+	random_dataset
 	local db label
 	for db in "$data" "$random"; do
 		label=shuffle
@@ -242,6 +252,37 @@ part_shuffle() {
 		--epochs 3 >"$out/shuffle-quality.jsonl"
 }
 
+# part_amp: the read amplification and the mean read size of every order's
+# first epoch, 8 learners on 1, 2, 4 and 8 virtual nodes, on the DB in key
+# order and in random key order (lmdbio digest's per-epoch figures; the
+# read path that multi-epoch runs use: --views off).
+part_amp() {
+	dataset
+	random_dataset
+	local db nodes sh
+	for db in "$data" "$random"; do
+		for nodes in 1 2 4 8; do
+			for sh in none local chunk global; do
+				LMDBIO_RANKS_PER_NODE=$((8 / nodes)) "$lmdbio" run -n 8 -- "$lmdbio" digest --json --views off \
+					--shuffle "$sh" "$db" |
+					sed "s|^{|{\"db\":\"$(basename "$db")\",\"file_bytes\":$(stat -c %s "$db/data.mdb"),|"
+			done
+		done
+	done >"$out/amplification.jsonl"
+	python3 - "$out/amplification.jsonl" >"$out/amplification.md" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+print("# Read amplification, first epoch\n")
+print("8 learners; storage bytes ÷ data file bytes, and the mean size of a read from storage.\n")
+print("| database | nodes | shuffle | amplification | mean read MiB | exchanged GB |")
+print("| --- | ---: | --- | ---: | ---: | ---: |")
+for r in rows:
+    reads = max(r["storage_reads"], 1)
+    print(f"| {r['db']} | {r['nodes']} | {r['shuffle']} | {r['storage_bytes'] / r['file_bytes']:.3f} "
+          f"| {r['storage_bytes'] / reads / 2**20:.1f} | {r['exchange_bytes'] / 1e9:.3f} |")
+PY
+}
+
 # part_hdf5: contiguous and chunked+gzip files, cold, on local disk and
 # through one emulated host's pfsemu client.
 part_hdf5() {
@@ -249,6 +290,16 @@ part_hdf5() {
 	[ -e "$contig" ] || "$lmdbio" gen --format hdf5 --records "$h5records" --size "$h5size" --out "$contig" >/dev/null
 	[ -e "$gzip" ] || "$lmdbio" gen --format hdf5 --records "$h5records" --size "$h5size" --chunk "$h5chunk" --gzip 4 \
 		--shuffle-filter --out "$gzip" >/dev/null
+	# The same number of records of the same size in an LMDB, for the
+	# contiguous file's comparison with LMDB through lmdbio.
+	local twin=$dir/images-lmdb row
+	row=$(($(echo "$h5size" | tr x '*')))
+	[ -e "$twin/data.mdb" ] || "$lmdbio" gen --records "$h5records" --size "$row,0" --out "$twin" >/dev/null
+	"$lmdbio" index "$twin" >/dev/null
+	{
+		machine hdf5-lmdb-twin-local
+		bench 8 --modes lmdb,default --page-cache cold --consumer touch,sha256 "$twin"
+	} >"$out/hdf5-lmdb-twin-local.jsonl"
 	# HDF5 takes flock on open, which FUSE mounts refuse: users turn it off.
 	export HDF5_USE_FILE_LOCKING=FALSE
 	for f in "$contig" "$gzip"; do

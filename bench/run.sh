@@ -8,11 +8,12 @@
 # Parts (times are estimates for the full size on a 2-core machine):
 #   local    local disk, 4 and 8 learners on one node, cold and warm: every
 #            stacked mode (default vs lmdb), the peers (PyTorch readahead on
-#            and off, Caffe-style); the Python binding in a PyTorch loop
-#            vs the Go learners and DataLoader, 4 learners; the ResNet-50
-#            AU search                                               ~17 min
-#   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold;
-#            the Python binding as in local                          ~5 min
+#            and off, Caffe-style); the ResNet-50 AU search          ~10 min
+#   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold
+#                                                                    ~3 min
+#   python   the Python binding in a PyTorch loop vs the Go learners and
+#            DataLoader, 4 learners, cold, local disk and one emulated-PFS
+#            client                                                  ~4 min
 #   hosts    1, 2, 4, 8 emulated hosts x 4 learners, each host its own
 #            pfsemu client, 4 shared storage servers; lmdb and default,
 #            Caffe-style, PyTorch DDP (a process per rank) and one
@@ -28,7 +29,8 @@
 #            order (lmdbio digest)                                  ~4 min
 #   hdf5     HDF5 contiguous and chunked+gzip, cold, local disk and one
 #            emulated host: default vs PyTorch over h5py, shuffle on/off;
-#            an LMDB of the same records' count and size beside them ~11 min
+#            an LMDB of the same records' count and size beside them;
+#            the deflate decoders' speed                             ~11 min
 #   model    lmdbio model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
 #            and model predict --nodes 1..256 --ranks-per-node 36    ~1 min
 #   report   results.md and the plots from every part's lines
@@ -50,7 +52,7 @@ out=
 while getopts o: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
-	*) echo "usage: bench/run.sh [-o DIR] [local|pfs|hosts|stagger|shuffle|amp|hdf5|model|report|all ...]" >&2; exit 2 ;;
+	*) echo "usage: bench/run.sh [-o DIR] [local|pfs|python|hosts|stagger|shuffle|amp|hdf5|model|report|all ...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -58,9 +60,9 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(all)
 for p in "${parts[@]}"; do
 	case $p in
-	local | pfs | hosts | stagger | shuffle | amp | hdf5 | model | report) ;;
-	all) parts=(local pfs hosts stagger shuffle amp hdf5 model report) && break ;;
-	*) echo "bench/run.sh: unknown part $p: want local, pfs, hosts, stagger, shuffle, amp, hdf5, model, report or all" >&2; exit 2 ;;
+	local | pfs | python | hosts | stagger | shuffle | amp | hdf5 | model | report) ;;
+	all) parts=(local pfs python hosts stagger shuffle amp hdf5 model report) && break ;;
+	*) echo "bench/run.sh: unknown part $p: want local, pfs, python, hosts, stagger, shuffle, amp, hdf5, model, report or all" >&2; exit 2 ;;
 	esac
 done
 
@@ -158,43 +160,66 @@ part_local() {
 	# from the page cache: the dataset is smaller than this machine's memory).
 	local ranks=8,10,12,14,16,20,24 n=24
 	[ -z "$smoke" ] || ranks=2,4 n=4
-	# The Python binding in a PyTorch loop (4 learners through lmdbio run
-	# --agent) beside the Go learners and PyTorch's DataLoader (8 workers).
-	{
-		machine python-local
-		bench 4 --modes default --page-cache cold --consumer touch --peers torch-lmdbio,torch-readahead "$data"
-	} >"$out/python-local.jsonl"
 	"$lmdbio" run -n "$n" -- "$lmdbio" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
 		--consumer touch --page-cache cold --ranks "$ranks" "$data" >"$out/resnet50.jsonl"
 }
 
-# part_pfs: one pfsemu client, every open uncached (--direct-io): explicit
-# reads reach the emulator at up to 1 MiB, mmap page faults through a
-# 128 KiB readahead, as on a Lustre or GPFS client.
+# pfsemu_start starts one pfsemu client of $dir, every open uncached
+# (--direct-io): explicit reads reach the emulator at up to 1 MiB, mmap page
+# faults through a 128 KiB readahead, as on a Lustre or GPFS client. It
+# sets pfs_mnt1 to the mount and logs to $out/LABEL.log; pfsemu_stop ends
+# it and keeps its counters in $out/LABEL-stats.json.
+pfsemu_start() {
+	pfs_label=$1 pfs_mnt1=$(mktemp -d) pfs_stats=$(mktemp)
+	bin/pfsemu --direct-io --stats "$pfs_stats" --ready-file "$pfs_mnt1.ready" "$dir" "$pfs_mnt1" >"$out/$pfs_label.log" 2>&1 &
+	pfs_pid=$!
+	for _ in $(seq 100); do [ -e "$pfs_mnt1.ready" ] && return 0; sleep 0.1; done
+	echo "bench/run.sh: pfsemu did not start (log: $out/$pfs_label.log)" >&2
+	pfsemu_stop
+	return 1
+}
+
+pfsemu_stop() {
+	kill "$pfs_pid" 2>/dev/null || true
+	wait "$pfs_pid" 2>/dev/null || true
+	cp "$pfs_stats" "$out/$pfs_label-stats.json" 2>/dev/null || true
+	rm -rf "$pfs_mnt1" "$pfs_mnt1.ready" "$pfs_stats"
+}
+
+# part_pfs: the stacked modes and the DataLoader through one pfsemu client.
 part_pfs() {
 	dataset
-	local mnt stats pfs
-	mnt=$(mktemp -d) stats=$(mktemp)
-	bin/pfsemu --direct-io --stats "$stats" --ready-file "$mnt.ready" "$dir" "$mnt" >"$out/pfsemu.log" 2>&1 &
-	pfs=$!
-	for _ in $(seq 100); do [ -e "$mnt.ready" ] && break; sleep 0.1; done
-	if [ -e "$mnt.ready" ]; then
-		{
-			machine pfsemu
-			bench 8 --modes lmdb,lmm+dio+prov,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
-				--peers torch-readahead "$mnt/$(basename "$data")"
-		} >"$out/pfsemu.jsonl" || pfs_failed=1
-		{
-			machine python-pfs
-			bench 4 --modes default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
-				--peers torch-lmdbio,torch-readahead "$mnt/$(basename "$data")"
-		} >"$out/python-pfs.jsonl" || pfs_failed=1
-	fi
-	kill "$pfs" 2>/dev/null || true
-	wait "$pfs" 2>/dev/null || true
-	cp "$stats" "$out/pfsemu-stats.json" 2>/dev/null || true
-	rm -rf "$mnt" "$mnt.ready" "$stats"
-	[ -z "${pfs_failed:-}" ] || { echo "bench/run.sh: pfs part failed (log: $out/pfsemu.log)" >&2; return 1; }
+	pfsemu_start pfsemu
+	local rc=0
+	{
+		machine pfsemu
+		bench 8 --modes lmdb,lmm+dio+prov,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+			--peers torch-readahead "$pfs_mnt1/$(basename "$data")"
+	} >"$out/pfsemu.jsonl" || rc=1
+	pfsemu_stop
+	[ $rc = 0 ] || echo "bench/run.sh: pfs part failed (log: $out/pfsemu.log)" >&2
+	return $rc
+}
+
+# part_python: the Python binding in a PyTorch loop (4 learners through
+# lmdbio run --agent) beside the Go learners and PyTorch's DataLoader (8
+# workers), on local disk and through one pfsemu client.
+part_python() {
+	dataset
+	{
+		machine python-local
+		bench 4 --modes default --page-cache cold --consumer touch --peers torch-lmdbio,torch-readahead "$data"
+	} >"$out/python-local.jsonl"
+	pfsemu_start python-pfs
+	local rc=0
+	{
+		machine python-pfs
+		bench 4 --modes default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+			--peers torch-lmdbio,torch-readahead "$pfs_mnt1/$(basename "$data")"
+	} >"$out/python-pfs.jsonl" || rc=1
+	pfsemu_stop
+	[ $rc = 0 ] || echo "bench/run.sh: python part failed on the emulator (log: $out/python-pfs.log)" >&2
+	return $rc
 }
 
 part_hosts() {
@@ -300,6 +325,11 @@ part_hdf5() {
 		machine hdf5-lmdb-twin-local
 		bench 8 --modes lmdb,default --page-cache cold --consumer touch,sha256 "$twin"
 	} >"$out/hdf5-lmdb-twin-local.jsonl"
+	# The deflate decoder of chunks: the standard library's and klauspost's
+	# (filter.go uses the faster), on HDF5 chunks of pixels and of a walk.
+	local benchtime=2s
+	[ -z "$smoke" ] || benchtime=10x
+	go test -run '^$' -bench Inflate -benchtime "$benchtime" ./pkg/hdf5 >"$out/inflate.txt"
 	# HDF5 takes flock on open, which FUSE mounts refuse: users turn it off.
 	export HDF5_USE_FILE_LOCKING=FALSE
 	for f in "$contig" "$gzip"; do

@@ -131,8 +131,12 @@ def learn(args: argparse.Namespace) -> None:
     if top["rank"] != 0:
         return
     per_learner = [every[i:i + len(mine)] for i in range(0, len(every), len(mine))]
-    slowest = max(per_learner, key=lambda t: t[0])  # "seconds" comes first
-    times = {name: us / 1e6 for name, us in zip(clock.times(), slowest)}
+    # Every time is the latest learner's, as for the peers of several
+    # processes: the window runs from the last learner's end of imports (the
+    # learners wait for each other in the loader, as MPI ranks do in
+    # MPI_Init) to the last record.
+    latest = [max(column) for column in zip(*per_learner)]
+    times = {name: us / 1e6 for name, us in zip(clock.times(), latest)}
     total = Tally(consumer=args.consumer, records=records, bytes=size, digest=digest)
     config = {
         "nodes": top["nodes"],

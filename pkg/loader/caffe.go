@@ -10,7 +10,8 @@ import (
 // caffeReader is the baseline every other mode is measured against: what
 // Caffe-MPI does. Every rank opens the database with liblmdb (mmap), walks a
 // cursor to its first batch, and after each batch skips the records of the
-// other ranks' batches one by one. The bytes arrive by page faults.
+// other ranks' batches one by one. The bytes arrive by page faults, value
+// after value in walk order, as Caffe's copy of each value brings them.
 type caffeReader struct {
 	walk   *lmdbwalk.Walker
 	plan   *assign.Epoch
@@ -59,6 +60,7 @@ func (c *caffeReader) next() (Batch, error) {
 		if err != nil {
 			return Batch{}, err
 		}
+		lmdbwalk.FaultIn(v) // in walk order, as Caffe's copy into a Datum
 		b.Records, b.Keys, b.Values = append(b.Records, int(r)), append(b.Keys, k), append(b.Values, v)
 		b.Labels = append(b.Labels, nil)
 	}

@@ -68,6 +68,9 @@ func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() err
 			if err != nil {
 				return err
 			}
+			if !f.opt.Mode.DIO {
+				lmdbwalk.FaultIn(v) // copied later: bring it in now, in walk order
+			}
 			recs[i] = append(recs[i], record{num: r, key: k, val: v, start: f.walk.FileOffset(v)})
 			keyBytes += int64(len(k))
 			valBytes += int64(len(v))

@@ -137,6 +137,7 @@ def learn(args: argparse.Namespace) -> None:
     # MPI_Init) to the last record.
     latest = [max(column) for column in zip(*per_learner)]
     times = {name: us / 1e6 for name, us in zip(clock.times(), latest)}
+    times["loop_s"] = times["seconds"] - times["startup_s"]  # the job's loop: last start to last end
     total = Tally(consumer=args.consumer, records=records, bytes=size, digest=digest)
     config = {
         "nodes": top["nodes"],

@@ -360,8 +360,8 @@ part_model() {
 		[ -e "$f" ] && fits+=("$f")
 	done
 	[ ${#fits[@]} -gt 0 ] || { echo "bench/run.sh: model: no hosts-*.jsonl in $out: run the hosts part first" >&2; return 1; }
-	local emu=(--set servers=4 --set server_overhead_s=0.001 --set server_bandwidth=100000 --set latency_s=0.0005
-		--set readahead=1MiB --set max_request=1MiB --set node_read=1000
+	local emu=(--set servers=4 --set server_overhead_s=0.001 --set server_bandwidth=1e11 --set latency_s=0.0005
+		--set readahead=1MiB --set max_request=1MiB --set node_read=1e9
 		--set cores="$(nproc)" --set shared_cores="$(nproc)")
 	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s \
 		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"

@@ -29,6 +29,11 @@ type modelFitOptions struct {
 // heldOutGoal is the error within which held-out runs must be predicted.
 const heldOutGoal = 0.15
 
+// misfitRMS is the rms log error beyond which a fit explains nothing: the
+// model misses the runs it was fitted to by more than a factor of 2 on
+// average, which is what fixed parameters in the wrong units give.
+const misfitRMS = math.Ln2
+
 func newModelFitCommand() *cobra.Command {
 	var opt modelFitOptions
 	cmd := &cobra.Command{
@@ -54,7 +59,10 @@ Prints the fitted parameters with their standard errors (a large one says the
 runs do not constrain that parameter: fix it with --set instead), every run's
 measured and predicted time, and the root-mean-square error. --out DIR writes
 params.json (the fitted set, for --params) and model_fit.svg/png. --json
-prints one object per line: "params", "residual" per run, "fit".`,
+prints one object per line: "params", "residual" per run, "fit". A fit that
+misses its own runs by more than a factor of 2 on average is printed and
+written, and the command then fails (exit 2): fixed parameters in the wrong
+units (rates are in bytes per second) give that.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runModelFit(opt, args) },
 	}
@@ -164,10 +172,14 @@ func runModelFit(opt modelFitOptions, files []string) error {
 	} else {
 		printFit(os.Stdout, fitted, res, heldRes, summary)
 	}
-	if err != nil || opt.out == "" {
-		return err
+	if err == nil && opt.out != "" {
+		err = writeFit(opt.out, fitted, res.Residuals, heldRes, !opt.json)
 	}
-	return writeFit(opt.out, fitted, res.Residuals, heldRes, !opt.json)
+	if err == nil && res.RMS > misfitRMS {
+		err = usagef("the fitted model misses the runs by a factor of %.3g on average: check the fixed parameters (--set, --params) and their units (bytes, bytes per second, seconds)",
+			math.Exp(res.RMS))
+	}
+	return err
 }
 
 // readObservations reads every file's bench lines; "-" is standard input.

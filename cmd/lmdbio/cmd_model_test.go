@@ -150,6 +150,19 @@ func TestE2EModel(t *testing.T) {
 		}
 	}
 
+	// Fixed parameters in the wrong units (node_read in MB/s) cannot fit:
+	// the fit is written out, and the command says so and fails.
+	misfit := exec.Command(bin, "model", "fit", "--params", emuFile, "--set", "node_read=2000",
+		"--free", "latency_s", "--walk-fraction", "0.05", "-")
+	misfit.Stdin = strings.NewReader(synth)
+	var misfitErr strings.Builder
+	misfit.Stderr = &misfitErr
+	if out, _ := misfit.Output(); misfit.ProcessState.ExitCode() != exitUsage || len(out) == 0 ||
+		!strings.Contains(misfitErr.String(), "units") || strings.Count(strings.TrimSpace(misfitErr.String()), "\n") > 0 {
+		t.Errorf("fit with node_read in MB/s: exit %d, stderr %q; want the fit printed, one line on units, exit 2",
+			misfit.ProcessState.ExitCode(), misfitErr.String())
+	}
+
 	for _, args := range [][]string{
 		{"model", "predict", "--nodes", "0"},
 		{"model", "predict", "--contenders", "fast"},

@@ -164,41 +164,40 @@ part_local() {
 		--consumer touch --page-cache cold --ranks "$ranks" "$data" >"$out/resnet50.jsonl"
 }
 
-# pfsemu_start starts one pfsemu client of $dir, every open uncached
+# on_pfsemu LABEL NRANKS ARGS... runs lmdbio bench on NRANKS ranks of this
+# host through one pfsemu client of $dir, every open uncached
 # (--direct-io): explicit reads reach the emulator at up to 1 MiB, mmap page
-# faults through a 128 KiB readahead, as on a Lustre or GPFS client. It
-# sets pfs_mnt1 to the mount and logs to $out/LABEL.log; pfsemu_stop ends
-# it and keeps its counters in $out/LABEL-stats.json.
-pfsemu_start() {
-	pfs_label=$1 pfs_mnt1=$(mktemp -d) pfs_stats=$(mktemp)
-	bin/pfsemu --direct-io --stats "$pfs_stats" --ready-file "$pfs_mnt1.ready" "$dir" "$pfs_mnt1" >"$out/$pfs_label.log" 2>&1 &
-	pfs_pid=$!
-	for _ in $(seq 100); do [ -e "$pfs_mnt1.ready" ] && return 0; sleep 0.1; done
-	echo "bench/run.sh: pfsemu did not start (log: $out/$pfs_label.log)" >&2
-	pfsemu_stop
-	return 1
-}
-
-pfsemu_stop() {
-	kill "$pfs_pid" 2>/dev/null || true
-	wait "$pfs_pid" 2>/dev/null || true
-	cp "$pfs_stats" "$out/$pfs_label-stats.json" 2>/dev/null || true
-	rm -rf "$pfs_mnt1" "$pfs_mnt1.ready" "$pfs_stats"
+# faults through a 128 KiB readahead, as on a Lustre or GPFS client. The
+# dataset path comes last; the lines go to $out/LABEL.jsonl, the emulator's
+# log to $out/LABEL.log and its counters to $out/LABEL-stats.json.
+on_pfsemu() {
+	local label=$1 n=$2 mnt stats pfs rc=0
+	shift 2
+	mnt=$(mktemp -d) stats=$(mktemp)
+	bin/pfsemu --direct-io --stats "$stats" --ready-file "$mnt.ready" "$dir" "$mnt" >"$out/$label.log" 2>&1 &
+	pfs=$!
+	for _ in $(seq 100); do [ -e "$mnt.ready" ] && break; sleep 0.1; done
+	if [ -e "$mnt.ready" ]; then
+		{
+			machine "$label"
+			bench "$n" "$@" "$mnt/$(basename "$data")"
+		} >"$out/$label.jsonl" || rc=1
+	else
+		rc=1
+	fi
+	kill "$pfs" 2>/dev/null || true
+	wait "$pfs" 2>/dev/null || true
+	cp "$stats" "$out/$label-stats.json" 2>/dev/null || true
+	rm -rf "$mnt" "$mnt.ready" "$stats"
+	[ $rc = 0 ] || echo "bench/run.sh: $label failed (log: $out/$label.log)" >&2
+	return $rc
 }
 
 # part_pfs: the stacked modes and the DataLoader through one pfsemu client.
 part_pfs() {
 	dataset
-	pfsemu_start pfsemu
-	local rc=0
-	{
-		machine pfsemu
-		bench 8 --modes lmdb,lmm+dio+prov,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
-			--peers torch-readahead "$pfs_mnt1/$(basename "$data")"
-	} >"$out/pfsemu.jsonl" || rc=1
-	pfsemu_stop
-	[ $rc = 0 ] || echo "bench/run.sh: pfs part failed (log: $out/pfsemu.log)" >&2
-	return $rc
+	on_pfsemu pfsemu 8 --modes lmdb,lmm+dio+prov,default --page-cache cold --consumer touch \
+		--limit-probes "$pfs_probes" --peers torch-readahead
 }
 
 # part_python: the Python binding in a PyTorch loop (4 learners through
@@ -210,16 +209,8 @@ part_python() {
 		machine python-local
 		bench 4 --modes default --page-cache cold --consumer touch --peers torch-lmdbio,torch-readahead "$data"
 	} >"$out/python-local.jsonl"
-	pfsemu_start python-pfs
-	local rc=0
-	{
-		machine python-pfs
-		bench 4 --modes default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
-			--peers torch-lmdbio,torch-readahead "$pfs_mnt1/$(basename "$data")"
-	} >"$out/python-pfs.jsonl" || rc=1
-	pfsemu_stop
-	[ $rc = 0 ] || echo "bench/run.sh: python part failed on the emulator (log: $out/python-pfs.log)" >&2
-	return $rc
+	on_pfsemu python-pfs 4 --modes default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+		--peers torch-lmdbio,torch-readahead
 }
 
 part_hosts() {

@@ -310,6 +310,20 @@ def add_epoch_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
 
 
+def add_share_flags(p: argparse.ArgumentParser, rank_help: str, world_help: str) -> None:
+    """--rank and --world: one process of a job whose launcher starts every rank itself."""
+    p.add_argument("--rank", type=non_negative_int, default=None, help=rank_help)
+    p.add_argument("--world", type=positive_int, default=None, help=world_help)
+
+
+def check_share_flags(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse --rank without --world (or the reverse) and a rank outside the world."""
+    if (args.rank is None) != (args.world is None):
+        p.error("--rank and --world go together")
+    if args.rank is not None and args.rank >= args.world:
+        p.error(f"--rank {args.rank}: want less than --world {args.world}")
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     n = int(text)

@@ -31,8 +31,8 @@ from typing import Any, Iterator
 sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
 from _common import (  # noqa: E402
-    EXIT_RUNTIME, EXIT_USAGE, Clock, Tally, UsageError, add_common_flags,
-    fail, new_parser, non_negative_int, one_line, open_env, positive_int, result_line)
+    EXIT_RUNTIME, EXIT_USAGE, Clock, Tally, UsageError, add_common_flags, add_share_flags,
+    check_share_flags, fail, new_parser, one_line, open_env, result_line)
 
 PEER = "caffe_lmdb"
 # Variables the MPI launchers set in every process they start (Open MPI, MPICH/PMI, PMIx).
@@ -122,16 +122,11 @@ def parse_args(argv: list[str], quiet: bool) -> argparse.Namespace:
     if quiet:
         p.error = lambda _msg: sys.exit(EXIT_USAGE)  # type: ignore[method-assign]
     add_common_flags(p)
-    p.add_argument("--rank", type=non_negative_int, default=None,
-                   help="without MPI: read only the share of this rank (with --world) and print "
-                        "that share's line; the caller starts every rank and sums the lines")
-    p.add_argument("--world", type=positive_int, default=None,
-                   help="without MPI: the number of ranks the records are spread over (with --rank)")
+    add_share_flags(p, "without MPI: read only the share of this rank (with --world) and print "
+                       "that share's line; the caller starts every rank and sums the lines",
+                    "without MPI: the number of ranks the records are spread over (with --rank)")
     args = p.parse_args(argv)
-    if (args.rank is None) != (args.world is None):
-        p.error("--rank and --world go together")
-    if args.rank is not None and args.rank >= args.world:
-        p.error(f"--rank {args.rank}: want less than --world {args.world}")
+    check_share_flags(p, args)
     return args
 
 

@@ -40,7 +40,8 @@ from torch.utils.data import DataLoader, Dataset, Sampler  # noqa: E402
 
 from _common import (  # noqa: E402
     EXIT_RUNTIME, EXIT_USAGE, Clock, EpochLog, Tally, UsageError, add_common_flags, add_epoch_flags,
-    consumer_function, fail, new_parser, non_negative_int, one_line, open_env, positive_int, result_line)
+    add_share_flags, check_share_flags, consumer_function, fail, new_parser, non_negative_int, one_line,
+    open_env, result_line)
 
 PEER = "torch_lmdb"
 
@@ -139,15 +140,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--hash-in-workers", action="store_true",
                    help="run the consumer in the workers instead of the main process; values still "
                         "travel to the main process (default: consume in main, where a training loop does)")
-    p.add_argument("--rank", type=non_negative_int, default=None,
-                   help="one process of a DDP job: read this rank's share of every epoch (with --world)")
-    p.add_argument("--world", type=positive_int, default=None,
-                   help="the number of processes of the DDP job (with --rank)")
+    add_share_flags(p, "one process of a DDP job: read this rank's share of every epoch (with --world)",
+                    "the number of processes of the DDP job (with --rank)")
     args = p.parse_args(argv)
-    if (args.rank is None) != (args.world is None):
-        p.error("--rank and --world go together")
-    if args.rank is not None and args.rank >= args.world:
-        p.error(f"--rank {args.rank}: want less than --world {args.world}")
+    check_share_flags(p, args)
     return args
 
 

@@ -211,7 +211,7 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *   shuffle=S      the order of every epoch: none (the file's, default),
  *                  chunk, global or local
  *   seed=N         seed of the shuffles (0)
- *   chunk=SIZE     shuffle=chunk: bytes of values per chunk (64MiB)
+ *   chunk=SIZE     shuffle=chunk: about the bytes of values per chunk (64MiB)
  *   chunk-window=N shuffle=chunk: chunks shuffled together (8)
  *   locality=on|off  learners first take the records their node holds (on)
  *   cache=C        shared memory per node kept for the samples it loaded:

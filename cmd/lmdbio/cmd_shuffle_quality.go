@@ -66,7 +66,7 @@ the batch's set, so the first three do not depend on it. --json prints one
 	f.IntVar(&opt.nodes, "nodes", opt.nodes, "nodes")
 	f.IntVar(&opt.ranksPerNode, "ranks-per-node", opt.ranksPerNode, "learners per node")
 	f.IntVarP(&opt.batch, "batch", "b", opt.batch, "records per learner batch")
-	f.Var(&opt.chunk, "chunk", "--shuffle chunk: bytes of values per chunk")
+	f.Var(&opt.chunk, "chunk", "--shuffle chunk: bytes of values per chunk (about: their number is rounded to whole windows)")
 	f.IntVar(&opt.chunkWindow, "chunk-window", opt.chunkWindow, "--shuffle chunk: chunks whose records are shuffled together")
 	f.Uint64Var(&opt.seed, "seed", 0, "seed of the shuffles")
 	f.IntVar(&opt.epochs, "epochs", opt.epochs, "epochs to average over")

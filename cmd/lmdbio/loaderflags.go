@@ -59,7 +59,7 @@ func (f *loaderFlags) register(fs *pflag.FlagSet, remainder string) {
 	fs.StringVar(&f.shuffle, "shuffle", "none", "order of every epoch: "+strings.Join(sampler.ShuffleNames(), ", ")+
 		" (none: the file's order; chunk: shuffled chunks of the file; global: a random permutation; local: each node shuffles its own share)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the shuffles")
-	fs.Var(&f.chunk, "chunk", "--shuffle chunk: bytes of values per chunk")
+	fs.Var(&f.chunk, "chunk", "--shuffle chunk: bytes of values per chunk (about: their number is rounded to whole windows)")
 	fs.IntVar(&f.chunkWindow, "chunk-window", loader.DefaultChunkWindow, "--shuffle chunk: chunks whose records are shuffled together")
 	fs.StringVar(&f.locality, "locality", "on", "locality-aware assignment for chunk and global: learners first take the records their node holds (on, off)")
 	fs.StringVar(&f.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")

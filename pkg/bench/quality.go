@@ -87,7 +87,7 @@ func ShuffleQuality(o QualityOptions, s sampler.Shuffle, locality bool) (Quality
 	if err != nil {
 		return q, err
 	}
-	cuts := sampler.Cut(n, o.ChunkBytes, func(int) int64 { return o.RecordBytes }, func(int) bool { return true })
+	cuts := sampler.Cut(n, o.ChunkBytes, o.ChunkWindow, func(int) int64 { return o.RecordBytes }, func(int) bool { return true })
 	var prev []int32 // the global batch of every record in the epoch before
 	var sameSum, dispSum, crossSum, againSum, idealSum float64
 	for e := range o.Epochs {

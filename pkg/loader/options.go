@@ -21,8 +21,8 @@ type Options struct {
 
 	Shuffle     sampler.Shuffle // the order of every epoch; default None (the file's order)
 	Seed        uint64          // seed of the shuffles
-	ChunkBytes  int64           // Chunk: bytes of values per chunk; default DefaultChunkBytes
-	ChunkWindow int             // Chunk: chunks permuted together; default DefaultChunkWindow
+	ChunkBytes  int64           // Chunk: about the bytes of values per chunk (see sampler.Cut); default DefaultChunkBytes
+	ChunkWindow int             // Chunk: chunks whose records are shuffled together; default DefaultChunkWindow
 	Locality    Switch          // locality-aware assignment for Chunk and Global; default on
 
 	// Cache is the bytes of shared memory each node keeps the samples it

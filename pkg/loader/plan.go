@@ -50,7 +50,7 @@ func newRunPlan(src source.Source, opt Options, sizes []int, node int) (*runPlan
 		layout: assign.Layout{Batch: opt.Batch, NodeSizes: sizes, Remainder: opt.Remainder}}
 	p.layOut()
 	if opt.Shuffle == sampler.Chunk {
-		p.cuts = sampler.Cut(n, opt.ChunkBytes,
+		p.cuts = sampler.Cut(n, opt.ChunkBytes, opt.ChunkWindow,
 			func(q int) int64 { return p.sched.PosBytes[q] },
 			func(q int) bool { return q == 0 || p.sched.PosBlock[q] != p.sched.PosBlock[q-1] })
 	}
@@ -346,7 +346,27 @@ func (p *runPlan) turns(slot int64) int {
 		if err != nil {
 			return n
 		}
-		n += len(p.sched.Windows(ep, from, slot, 0))
+		n += len(p.windows(e, ep, from, slot))
 	}
 	return n
 }
+
+// windows cuts epoch e's rounds from round from on (see Layout.Windows). In
+// the epoch that fills the caches of an order whose records cross between
+// nodes, a window is also at most fillWindows-th of the epoch: a window's
+// batches wait for its whole exchange, which waits for every node's reads
+// of it, so one large window would hold every batch until the last read.
+// Later epochs' windows are bounded by the arena alone: cached records
+// take none, so such an epoch is one exchange, made while the epoch before
+// it is consumed.
+func (p *runPlan) windows(e int, ep *assign.Epoch, from int, slot int64) []schedule.Window {
+	maxRounds := 0
+	if e == p.firstEpoch() && p.opt.Shuffle.WorldIndependent() && p.sched.Nodes > 1 {
+		maxRounds = max(1, ep.Rounds()/fillWindows)
+	}
+	return p.sched.Windows(ep, from, slot, maxRounds)
+}
+
+// fillWindows is how many windows at least the epoch that fills the caches
+// is cut into.
+const fillWindows = 16

@@ -40,7 +40,7 @@ func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<-
 		if err != nil {
 			return err
 		}
-		for _, sw := range p.sched.Windows(ep, from, ld.slot, 0) {
+		for _, sw := range p.windows(e, ep, from, ld.slot) {
 			if ld.stopAgreed() {
 				return nil
 			}

@@ -11,10 +11,14 @@
 //
 //   - None: the file's order.
 //   - Chunk (DIESEL): the positions are cut into chunks of consecutive
-//     records (about ChunkBytes of values each, cut only between blocks);
-//     the chunks are permuted, then the positions inside every window of
-//     ChunkWindow consecutive chunks of that permutation are permuted. A
-//     window is a few long sequential reads.
+//     records (about ChunkBytes of values each, cut only between blocks,
+//     their number rounded to whole windows); the chunks are dealt into
+//     windows of ChunkWindow chunks, each window taking one chunk from each
+//     of ChunkWindow equal stretches of the file, the windows are visited
+//     in a random order and the positions inside every window are
+//     permuted. A window is a few long sequential reads, and nodes that own
+//     contiguous shares of the file own equal parts of it (see
+//     ChunkWindows).
 //   - Global: a uniform random permutation of all positions.
 //   - Local: each node permutes its own share (what DALI does); the shares
 //     are the caller's, so this order depends on the world.

@@ -60,22 +60,17 @@ func identity(from, to int) []int32 {
 	return p
 }
 
-// chunkOrder permutes the chunks, lays their positions out in that order and
-// permutes the positions inside every window of ChunkWindow chunks.
+// chunkOrder lays the positions out window by window (see ChunkWindows)
+// and permutes the positions inside every window.
 func chunkOrder(o Options, epoch, n int, cuts []int32) []int32 {
 	if len(cuts) < 2 || cuts[0] != 0 || int(cuts[len(cuts)-1]) != n {
 		panic(fmt.Sprintf("sampler: chunk cuts %v do not cover %d records", summary(cuts), n))
 	}
-	if o.ChunkWindow < 1 {
-		panic(fmt.Sprintf("sampler: chunk window %d", o.ChunkWindow))
-	}
-	chunks := identity(0, len(cuts)-1)
-	newRNG(o.Seed, uint64(epoch), streamChunks).permute(chunks)
 	win := newRNG(o.Seed, uint64(epoch), streamWindow)
 	p := make([]int32, 0, n)
-	for first := 0; first < len(chunks); first += o.ChunkWindow {
+	for _, w := range ChunkWindows(o, epoch, len(cuts)-1) {
 		start := len(p)
-		for _, c := range chunks[first:min(first+o.ChunkWindow, len(chunks))] {
+		for _, c := range w {
 			for q := cuts[c]; q < cuts[c+1]; q++ {
 				p = append(p, q)
 			}
@@ -85,11 +80,63 @@ func chunkOrder(o Options, epoch, n int, cuts []int32) []int32 {
 	return p
 }
 
+// ChunkWindows deals epoch's chunks (indices into the cuts) into windows of
+// ChunkWindow chunks, in the order the epoch visits them. The file is split
+// into ChunkWindow equal stretches of chunks (strata); every stratum's
+// chunks are permuted and dealt out one per window, and the windows are
+// visited in a random order. So every window holds one chunk from each
+// stretch of the file: nodes that own contiguous shares of the file own
+// equal parts of every window, read alike in it and keep its records at
+// home when learners take their own node's records first. A uniform
+// permutation of the chunks would give some windows mostly one node's
+// chunks, that node reading alone and sending to all. When the strata
+// differ in size by one chunk, their extra chunks form one shorter window,
+// or, when they are at most half a window, join full windows one each.
+func ChunkWindows(o Options, epoch int, chunks int) [][]int32 {
+	if o.ChunkWindow < 1 {
+		panic(fmt.Sprintf("sampler: chunk window %d", o.ChunkWindow))
+	}
+	if chunks < 0 {
+		panic(fmt.Sprintf("sampler: %d chunks", chunks))
+	}
+	strata := min(o.ChunkWindow, max(chunks, 1))
+	full := chunks / strata
+	windows := make([][]int32, full, full+1)
+	if chunks%strata != 0 {
+		windows = append(windows, nil)
+	}
+	r := newRNG(o.Seed, uint64(epoch), streamChunks)
+	for s := range strata {
+		stratum := identity(s*chunks/strata, (s+1)*chunks/strata)
+		r.permute(stratum)
+		for j, c := range stratum {
+			windows[j] = append(windows[j], c)
+		}
+	}
+	if extra := len(windows) - full; extra == 1 && len(windows[full]) <= full && 2*len(windows[full]) <= strata {
+		// A few extra chunks would make a short window of few owners: deal
+		// them to full windows instead, one each.
+		for i, c := range windows[full] {
+			j := i + int(r.below(uint64(full-i)))
+			windows[i], windows[j] = windows[j], windows[i]
+			windows[i] = append(windows[i], c)
+		}
+		windows = windows[:full]
+	}
+	for i := len(windows) - 1; i > 0; i-- { // visit the windows in a random order
+		j := int(r.below(uint64(i + 1)))
+		windows[i], windows[j] = windows[j], windows[i]
+	}
+	return windows
+}
+
 // ChunkSequence returns the order in which epoch visits the chunks (chunk
 // indices into cuts), as Order lays them out.
 func ChunkSequence(o Options, epoch int, chunks int) []int32 {
-	seq := identity(0, chunks)
-	newRNG(o.Seed, uint64(epoch), streamChunks).permute(seq)
+	var seq []int32
+	for _, w := range ChunkWindows(o, epoch, chunks) {
+		seq = append(seq, w...)
+	}
 	return seq
 }
 

@@ -24,7 +24,7 @@ func isPermutation(p []int32, n int) bool {
 
 func TestOrderIsPermutation(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 100, 1001} {
-		cuts := Cut(n, 3, func(int) int64 { return 1 }, func(int) bool { return true })
+		cuts := Cut(n, 3, 1, func(int) int64 { return 1 }, func(int) bool { return true })
 		for _, sh := range []Shuffle{None, Chunk, Global} {
 			for epoch := range 3 {
 				o := Options{Shuffle: sh, Seed: 42, ChunkWindow: 2}
@@ -38,7 +38,7 @@ func TestOrderIsPermutation(t *testing.T) {
 
 func TestOrderDeterministicAndVaried(t *testing.T) {
 	const n = 500
-	cuts := Cut(n, 10, func(int) int64 { return 1 }, func(int) bool { return true })
+	cuts := Cut(n, 10, 1, func(int) int64 { return 1 }, func(int) bool { return true })
 	for _, sh := range []Shuffle{Chunk, Global} {
 		o := Options{Shuffle: sh, Seed: 7, ChunkWindow: 3}
 		a, b := Order(o, 1, n, cuts), Order(o, 1, n, cuts)
@@ -65,14 +65,13 @@ func TestOrderDeterministicAndVaried(t *testing.T) {
 func TestChunkWindows(t *testing.T) {
 	const n, window = 1000, 3
 	sizes := func(p int) int64 { return int64(1 + p%7) }
-	cuts := Cut(n, 40, sizes, func(p int) bool { return p%2 == 0 })
+	cuts := Cut(n, 40, 1, sizes, func(p int) bool { return p%2 == 0 })
 	o := Options{Shuffle: Chunk, Seed: 99, ChunkWindow: window}
 	order := Order(o, 4, n, cuts)
-	seq := ChunkSequence(o, 4, len(cuts)-1)
 	at := 0
-	for first := 0; first < len(seq); first += window {
+	for i, w := range ChunkWindows(o, 4, len(cuts)-1) {
 		var want []int32
-		for _, c := range seq[first:min(first+window, len(seq))] {
+		for _, c := range w {
 			for q := cuts[c]; q < cuts[c+1]; q++ {
 				want = append(want, q)
 			}
@@ -81,9 +80,62 @@ func TestChunkWindows(t *testing.T) {
 		got := slices.Clone(order[at : at+len(want)])
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Fatalf("window at chunk %d: positions differ", first)
+			t.Fatalf("window %d: positions differ", i)
 		}
 		at += len(want)
+	}
+	if at != n {
+		t.Fatalf("windows cover %d of %d positions", at, n)
+	}
+}
+
+// Every window takes one chunk from each of ChunkWindow equal stretches of
+// the file (strata), so nodes owning contiguous shares own equal parts of
+// it: all windows are full but at most one longer than half a window, or
+// some take one stratum's extra chunk; every chunk is dealt once.
+func TestChunkWindowsStratified(t *testing.T) {
+	for _, tc := range []struct{ chunks, window int }{
+		{0, 8}, {1, 8}, {5, 8}, {8, 8}, {9, 8}, {12, 8}, {13, 8}, {33, 8}, {64, 8}, {35, 4}, {10, 1}, {100, 7}, {11, 10},
+	} {
+		o := Options{Shuffle: Chunk, Seed: uint64(tc.chunks), ChunkWindow: tc.window}
+		strata := min(tc.window, max(tc.chunks, 1))
+		stratum := func(c int32) int { // the s with s*chunks/strata <= c < (s+1)*chunks/strata
+			s := 0
+			for int(c) >= (s+1)*tc.chunks/strata {
+				s++
+			}
+			return s
+		}
+		seen := make([]bool, tc.chunks)
+		short, long := 0, 0
+		for _, w := range ChunkWindows(o, 2, tc.chunks) {
+			switch {
+			case len(w) < strata:
+				short++
+				if 2*len(w) <= strata && len(w) <= tc.chunks/strata { // could have joined the full windows
+					t.Errorf("%+v: window %v of at most half the strata", tc, w)
+				}
+			case len(w) > strata:
+				long++
+			}
+			took := map[int]int{}
+			for _, c := range w {
+				if seen[c] {
+					t.Fatalf("%+v: chunk %d dealt twice", tc, c)
+				}
+				seen[c] = true
+				took[stratum(c)]++
+			}
+			if len(took) != min(len(w), strata) {
+				t.Errorf("%+v: window %v takes strata %v", tc, w, took)
+			}
+		}
+		if short > 1 || short > 0 && long > 0 || slices.Contains(seen, false) {
+			t.Fatalf("%+v: %d short and %d long windows, dealt %v", tc, short, long, seen)
+		}
+		if tc.chunks >= 16 && slices.Equal(ChunkSequence(o, 2, tc.chunks), ChunkSequence(o, 3, tc.chunks)) {
+			t.Fatalf("%+v: epochs 2 and 3 visit the chunks alike", tc)
+		}
 	}
 }
 
@@ -92,19 +144,22 @@ func TestCut(t *testing.T) {
 	every := func(int) bool { return true }
 	odd := func(p int) bool { return p%2 == 0 } // blocks of two positions
 	for _, c := range []struct {
-		n      int
-		target int64
-		start  func(int) bool
-		want   []int32
+		n, window int
+		target    int64
+		start     func(int) bool
+		want      []int32
 	}{
-		{0, 30, every, []int32{0, 0}},
-		{5, 30, every, []int32{0, 3, 5}},
-		{6, 30, odd, []int32{0, 4, 6}},
-		{4, 0, odd, []int32{0, 2, 4}},
-		{3, 1000, every, []int32{0, 3}},
+		{0, 1, 30, every, []int32{0, 0}},
+		{5, 1, 30, every, []int32{0, 3, 5}},
+		{6, 1, 30, odd, []int32{0, 4, 6}},
+		{4, 1, 0, odd, []int32{0, 2, 4}},
+		{3, 1, 1000, every, []int32{0, 3}},
+		{10, 4, 30, every, []int32{0, 4, 7, 10}},                                     // 3 chunks, fewer than a window
+		{40, 4, 30, every, []int32{0, 4, 7, 10, 14, 17, 20, 24, 27, 30, 34, 37, 40}}, // 13 chunks -> 12
+		{40, 4, 60, every, []int32{0, 5, 10, 15, 20, 25, 30, 35, 40}},                // 7 chunks -> 8
 	} {
-		if got := Cut(c.n, c.target, bytes, c.start); !slices.Equal(got, c.want) {
-			t.Errorf("Cut(%d, %d) = %v, want %v", c.n, c.target, got, c.want)
+		if got := Cut(c.n, c.target, c.window, bytes, c.start); !slices.Equal(got, c.want) {
+			t.Errorf("Cut(%d, %d, %d) = %v, want %v", c.n, c.target, c.window, got, c.want)
 		}
 	}
 }
@@ -157,7 +212,7 @@ func TestParseShuffle(t *testing.T) {
 // epoch never changes between releases.
 func TestOrdersGolden(t *testing.T) {
 	var b strings.Builder
-	cuts := Cut(20, 4, func(int) int64 { return 1 }, func(int) bool { return true })
+	cuts := Cut(20, 4, 1, func(int) int64 { return 1 }, func(int) bool { return true })
 	for _, o := range []Options{{Shuffle: Global, Seed: 0}, {Shuffle: Global, Seed: 12345},
 		{Shuffle: Chunk, Seed: 7, ChunkWindow: 2}} {
 		for epoch := range 2 {

@@ -91,36 +91,43 @@ func (x *exchanger) run(ctx context.Context) error {
 	return failed
 }
 
-// exchange packs the window's records, waits for the collective and reads
-// the peers' control words.
+// exchange posts the window's receives, then packs what this node sends
+// piece by piece, round robin over the peers, sending each piece as soon as
+// it is packed so that packing the next overlaps moving the last; it waits
+// for all and reads the peers' control words.
 func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
-	total := 0
-	for d := range op.sendCounts {
-		total = max(total, op.sendDispls[d]+op.sendCounts[d])
-	}
-	if cap(x.sendBuf) < total {
-		x.sendBuf = make([]byte, total)
-	}
-	send := x.sendBuf[:total]
-	ctl := uint64(0)
-	if x.closing.Load() {
-		ctl = ctlStop
-	}
-	for d, parts := range op.parts {
-		at := op.sendDispls[d]
-		binary.LittleEndian.PutUint64(send[at:], ctl)
-		at += ctlBytes
-		for _, p := range parts {
-			if err := p.need.wait(ctx); err != nil {
-				return err
+	me := x.comm.Rank()
+	reqs, err := x.postReceives(op)
+	packers := x.packers(op)
+	for more := true; more && err == nil; {
+		more = false
+		for d := range packers {
+			piece, perr := packers[d].next(ctx, op.sent)
+			switch {
+			case perr != nil:
+				err = perr
+			case piece == nil || d == me:
+			default:
+				var r *mpi.Request
+				if r, err = x.comm.Isend(piece, d, exchangeTag); err == nil {
+					reqs = append(reqs, r)
+				}
 			}
-			at += copy(send[at:], p.value)
-			if op.sent != nil {
-				op.sent.Add(int64(len(p.value)))
+			if err != nil {
+				break
 			}
+			more = more || piece != nil
 		}
 	}
-	if err := x.alltoallv(send, op); err != nil {
+	if err != nil {
+		for _, r := range reqs {
+			r.Cancel()
+			_, _ = r.Wait()
+		}
+		return fmt.Errorf("exchange of window %d: %w", op.no, err)
+	}
+	copy(op.recv[op.recvDispls[me]:op.recvDispls[me]+op.recvCounts[me]], packers[me].buf)
+	if err := poll(reqs); err != nil {
 		return fmt.Errorf("exchange of window %d: %w", op.no, err)
 	}
 	for s := range op.recvCounts {
@@ -139,49 +146,90 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 const exchangeTag = 0x5845 // "XE"
 
 // exchangePiece is the largest message of an exchange: a node's part for a
-// peer goes in pieces, and each piece that arrives tells poll that the
-// exchange is moving.
+// peer goes in pieces, cut alike on both ends, and each piece that arrives
+// tells poll that the exchange is moving.
 const exchangePiece = 1 << 20
 
-// alltoallv sends every node its part of send and receives every node's
-// part into op.recv, as op's counts and displacements say; this node's own
-// part is copied. Parts go in pieces of at most exchangePiece bytes, cut
-// alike on both ends.
-func (x *exchanger) alltoallv(send []byte, op *exchangeOp) error {
-	me := x.comm.Rank()
-	copy(op.recv[op.recvDispls[me]:op.recvDispls[me]+op.recvCounts[me]], send[op.sendDispls[me]:op.sendDispls[me]+op.sendCounts[me]])
+// postReceives posts the receives of every peer's part into op.recv, piece
+// by piece.
+func (x *exchanger) postReceives(op *exchangeOp) ([]*mpi.Request, error) {
 	var reqs []*mpi.Request
-	post := func(buf []byte, peer int, start func([]byte, int, int) (*mpi.Request, error)) error {
-		for len(buf) > 0 { // never empty: every part starts with a control word
-			piece := buf[:min(len(buf), exchangePiece)]
-			r, err := start(piece, peer, exchangeTag)
+	for n := range op.recvCounts {
+		if n == x.comm.Rank() {
+			continue
+		}
+		part := op.recv[op.recvDispls[n] : op.recvDispls[n]+op.recvCounts[n]]
+		for at := 0; at < len(part); at += exchangePiece {
+			r, err := x.comm.Irecv(part[at:min(at+exchangePiece, len(part))], n, exchangeTag)
 			if err != nil {
-				return err
+				return reqs, err
 			}
 			reqs = append(reqs, r)
-			buf = buf[len(piece):]
-		}
-		return nil
-	}
-	var err error
-	for n := range op.recvCounts {
-		if n != me && err == nil {
-			err = post(op.recv[op.recvDispls[n]:op.recvDispls[n]+op.recvCounts[n]], n, x.comm.Irecv)
 		}
 	}
-	for n := range op.sendCounts {
-		if n != me && err == nil {
-			err = post(send[op.sendDispls[n]:op.sendDispls[n]+op.sendCounts[n]], n, x.comm.Isend)
+	return reqs, nil
+}
+
+// packers sets up the packing of every node's part of the send buffer,
+// control word first.
+func (x *exchanger) packers(op *exchangeOp) []packer {
+	total := 0
+	for d := range op.sendCounts {
+		total = max(total, op.sendDispls[d]+op.sendCounts[d])
+	}
+	if cap(x.sendBuf) < total {
+		x.sendBuf = make([]byte, total)
+	}
+	ctl := uint64(0)
+	if x.closing.Load() {
+		ctl = ctlStop
+	}
+	packers := make([]packer, len(op.parts))
+	for d := range packers {
+		buf := x.sendBuf[op.sendDispls[d] : op.sendDispls[d]+op.sendCounts[d]]
+		binary.LittleEndian.PutUint64(buf, ctl)
+		packers[d] = packer{buf: buf, filled: ctlBytes, parts: op.parts[d]}
+	}
+	return packers
+}
+
+// packer fills one peer's part of the send buffer with its records' values
+// and hands it out in pieces of exchangePiece bytes.
+type packer struct {
+	buf          []byte
+	given        int // bytes of buf handed out as pieces
+	filled       int // bytes of buf filled
+	parts        []sendPart
+	part, offset int // the next part to copy, and how much of it is copied
+}
+
+// next fills the next piece, waiting for the parts it holds to be loaded,
+// counts their bytes to sent, and returns it; nil once all is handed out.
+func (p *packer) next(ctx context.Context, sent *atomic.Int64) ([]byte, error) {
+	if p.given == len(p.buf) {
+		return nil, nil
+	}
+	end := min(p.given+exchangePiece, len(p.buf))
+	for p.filled < end {
+		part := p.parts[p.part]
+		if p.offset == 0 {
+			if err := part.need.wait(ctx); err != nil {
+				return nil, err
+			}
+		}
+		n := copy(p.buf[p.filled:end], part.value[p.offset:])
+		p.filled += n
+		p.offset += n
+		if sent != nil {
+			sent.Add(int64(n))
+		}
+		if p.offset == len(part.value) {
+			p.part, p.offset = p.part+1, 0
 		}
 	}
-	if err != nil {
-		for _, r := range reqs {
-			r.Cancel()
-			_, _ = r.Wait()
-		}
-		return err
-	}
-	return poll(reqs)
+	piece := p.buf[p.given:end]
+	p.given = end
+	return piece, nil
 }
 
 // poll waits for requests. A large message moves only while both ends call

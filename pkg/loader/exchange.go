@@ -38,7 +38,7 @@ type exchanger struct {
 	ops     chan *exchangeOp
 	closing atomic.Bool   // this node stops: say so at the next exchange
 	stopped chan struct{} // closed once the node readers agreed to stop
-	sendBuf []byte
+	ring    sendRing
 }
 
 // exchangeOp is one window's exchange. The counts include every node's
@@ -94,31 +94,36 @@ func (x *exchanger) run(ctx context.Context) error {
 // exchange posts the window's receives, then packs what this node sends
 // piece by piece, round robin over the peers, sending each piece as soon as
 // it is packed so that packing the next overlaps moving the last; it waits
-// for all and reads the peers' control words.
+// for all and reads the peers' control words. This node's own part is
+// packed straight into its place.
 func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	me := x.comm.Rank()
 	reqs, err := x.postReceives(op)
-	packers := x.packers(op)
+	ctl := make([]byte, ctlBytes)
+	if x.closing.Load() {
+		binary.LittleEndian.PutUint64(ctl, ctlStop)
+	}
+	packers := make([]packer, len(op.parts))
+	for d := range packers {
+		packers[d] = newPacker(ctl, op.parts[d], op.sendCounts[d])
+	}
+	own := op.recv[op.recvDispls[me] : op.recvDispls[me]+op.recvCounts[me]]
+	if err == nil {
+		_, err = packers[me].next(ctx, own, op.sent)
+	}
 	for more := true; more && err == nil; {
 		more = false
 		for d := range packers {
-			piece, perr := packers[d].next(ctx, op.sent)
-			switch {
-			case perr != nil:
-				err = perr
-			case piece == nil || d == me:
-			default:
-				var r *mpi.Request
-				if r, err = x.comm.Isend(piece, d, exchangeTag); err == nil {
-					reqs = append(reqs, r)
-				}
+			if packers[d].left == 0 {
+				continue
 			}
-			if err != nil {
+			more = true
+			if err = x.sendPiece(ctx, &packers[d], d, op.sent); err != nil {
 				break
 			}
-			more = more || piece != nil
 		}
 	}
+	reqs = append(reqs, x.ring.outstanding()...)
 	if err != nil {
 		for _, r := range reqs {
 			r.Cancel()
@@ -126,7 +131,6 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 		}
 		return fmt.Errorf("exchange of window %d: %w", op.no, err)
 	}
-	copy(op.recv[op.recvDispls[me]:op.recvDispls[me]+op.recvCounts[me]], packers[me].buf)
 	if err := poll(reqs); err != nil {
 		return fmt.Errorf("exchange of window %d: %w", op.no, err)
 	}
@@ -139,6 +143,25 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 			}
 		}
 	}
+	return nil
+}
+
+// sendPiece packs p's next piece into a buffer of the ring and sends it to
+// peer.
+func (x *exchanger) sendPiece(ctx context.Context, p *packer, peer int, sent *atomic.Int64) error {
+	buf, err := x.ring.take()
+	if err != nil {
+		return err
+	}
+	piece, err := p.next(ctx, buf, sent)
+	if err != nil {
+		return err
+	}
+	r, err := x.comm.Isend(piece, peer, exchangeTag)
+	if err != nil {
+		return err
+	}
+	x.ring.hold(r)
 	return nil
 }
 
@@ -170,65 +193,90 @@ func (x *exchanger) postReceives(op *exchangeOp) ([]*mpi.Request, error) {
 	return reqs, nil
 }
 
-// packers sets up the packing of every node's part of the send buffer,
-// control word first.
-func (x *exchanger) packers(op *exchangeOp) []packer {
-	total := 0
-	for d := range op.sendCounts {
-		total = max(total, op.sendDispls[d]+op.sendCounts[d])
-	}
-	if cap(x.sendBuf) < total {
-		x.sendBuf = make([]byte, total)
-	}
-	ctl := uint64(0)
-	if x.closing.Load() {
-		ctl = ctlStop
-	}
-	packers := make([]packer, len(op.parts))
-	for d := range packers {
-		buf := x.sendBuf[op.sendDispls[d] : op.sendDispls[d]+op.sendCounts[d]]
-		binary.LittleEndian.PutUint64(buf, ctl)
-		packers[d] = packer{buf: buf, filled: ctlBytes, parts: op.parts[d]}
-	}
-	return packers
+// sendRing holds the buffers pieces are packed into, used in turn: a
+// buffer is reused once the send of its last piece completed. The memory
+// is bounded and stays mapped (one buffer for a whole window's sends was
+// faulted in anew each time it grew, on the first epochs' critical path).
+type sendRing struct {
+	bufs [sendPieces][]byte
+	reqs [sendPieces]*mpi.Request // the send of each buffer's piece, nil when done
+	next int
 }
 
-// packer fills one peer's part of the send buffer with its records' values
-// and hands it out in pieces of exchangePiece bytes.
+// sendPieces is the number of pieces a node reader may have in flight.
+const sendPieces = 16
+
+// take returns the next buffer, waiting for its last send to complete.
+func (r *sendRing) take() ([]byte, error) {
+	i := r.next
+	if r.reqs[i] != nil {
+		if err := poll(r.reqs[i : i+1]); err != nil {
+			return nil, err
+		}
+		r.reqs[i] = nil
+	}
+	if r.bufs[i] == nil {
+		r.bufs[i] = make([]byte, exchangePiece)
+	}
+	return r.bufs[i], nil
+}
+
+// hold records the send of the buffer take returned last.
+func (r *sendRing) hold(req *mpi.Request) {
+	r.reqs[r.next] = req
+	r.next = (r.next + 1) % sendPieces
+}
+
+// outstanding hands over the sends not known to be complete.
+func (r *sendRing) outstanding() []*mpi.Request {
+	var out []*mpi.Request
+	for i, req := range r.reqs {
+		if req != nil {
+			out = append(out, req)
+			r.reqs[i] = nil
+		}
+	}
+	return out
+}
+
+// packer packs one peer's part of an exchange, its control word and then
+// its records' values, as a stream cut into pieces.
 type packer struct {
-	buf          []byte
-	given        int // bytes of buf handed out as pieces
-	filled       int // bytes of buf filled
-	parts        []sendPart
-	part, offset int // the next part to copy, and how much of it is copied
+	parts        []sendPart // the control word first
+	part, offset int        // the next part to copy, and how much of it is copied
+	left         int        // bytes of the stream not yet packed
 }
 
-// next fills the next piece, waiting for the parts it holds to be loaded,
-// counts their bytes to sent, and returns it; nil once all is handed out.
-func (p *packer) next(ctx context.Context, sent *atomic.Int64) ([]byte, error) {
-	if p.given == len(p.buf) {
-		return nil, nil
-	}
-	end := min(p.given+exchangePiece, len(p.buf))
-	for p.filled < end {
+func newPacker(ctl []byte, parts []sendPart, total int) packer {
+	return packer{parts: append([]sendPart{{value: ctl}}, parts...), left: total}
+}
+
+// next packs the next piece of the stream into the start of buf, as much as
+// buf holds, waiting for the records it holds to be loaded; it counts their
+// bytes to sent and returns the piece, nil once all is packed.
+func (p *packer) next(ctx context.Context, buf []byte, sent *atomic.Int64) ([]byte, error) {
+	piece := buf[:min(len(buf), p.left)]
+	for at := 0; at < len(piece); {
 		part := p.parts[p.part]
-		if p.offset == 0 {
+		if p.offset == 0 && part.need != nil {
 			if err := part.need.wait(ctx); err != nil {
 				return nil, err
 			}
 		}
-		n := copy(p.buf[p.filled:end], part.value[p.offset:])
-		p.filled += n
+		n := copy(piece[at:], part.value[p.offset:])
+		at += n
 		p.offset += n
-		if sent != nil {
+		if p.part > 0 && sent != nil {
 			sent.Add(int64(n))
 		}
 		if p.offset == len(part.value) {
 			p.part, p.offset = p.part+1, 0
 		}
 	}
-	piece := p.buf[p.given:end]
-	p.given = end
+	p.left -= len(piece)
+	if len(piece) == 0 {
+		return nil, nil
+	}
 	return piece, nil
 }
 

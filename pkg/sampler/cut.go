@@ -7,7 +7,8 @@ import "math"
 // chunks. Where there are at least window chunks, their number is rounded
 // to a whole number of windows (ChunkWindows deals one chunk of every
 // stretch of the file to each window, which is even only then): the chunks
-// are then up to a third larger or smaller than target. bytes(p) is the
+// are then between 3/4 and 3/2 of target, closer the more windows there
+// are. bytes(p) is the
 // value length of position p and blockStart(p) reports whether position p
 // begins a block. The result lists the chunk boundaries: 0, ..., n. A
 // target <= 0 makes one chunk per block.

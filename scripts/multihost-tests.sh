@@ -139,6 +139,19 @@ else
 	fail "$check" "got '$(cat "$work/out")', want '$want'"
 fi
 
+# 4b. The node readers read through the pfsemu mounts (a FUSE file system)
+# with O_DIRECT, and the local copy through the page cache.
+check=direct
+local_direct=$("$lmdbio" digest --json "$work/data/ds" | grep -o '"direct":[a-z]*' | cut -d: -f2)
+if [ ! -c /dev/fuse ]; then
+	echo "SKIP $check: no /dev/fuse"
+elif mh --hosts 2 --slots 2 --pfs "$work/data" --pfs-mount "$work/mnt" --pfs-opts '--latency 100us' -- \
+	"$lmdbio" digest --json "$work/mnt/ds" && [ "$(field direct | sort -u)" = true ] && [ "$local_direct" = false ]; then
+	pass "$check: O_DIRECT through the pfsemu mounts, the page cache on the local copy"
+else
+	fail "$check" "direct through pfsemu: '$(field direct | sort -u | paste -sd' ' -)', on the local copy: '$local_direct'"
+fi
+
 # 5. Between hosts MPI uses TCP: with only shared memory (vader) the hosts
 # cannot reach each other. A C program makes the check independent of
 # lmdbio's error handling.

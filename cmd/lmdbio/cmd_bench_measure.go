@@ -40,7 +40,7 @@ func (r *benchRun) measureMode(s benchStep) {
 	res.RanksPerNode = (s.ranks + g.topo.Nodes - 1) / g.topo.Nodes
 	res.Consumer, res.Workload, res.Batch, res.Epochs = s.consumer.String(), workloadName(r.cfg.workload), lopt.Batch, lopt.Epochs
 	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
-	res.Direct, res.Stagger, res.IODepth, res.WindowBytes, res.MaxSpanBytes = lopt.Direct, lopt.Stagger, lopt.IODepth, lopt.Window, lopt.MaxSpan
+	res.Direct, res.Stagger, res.IODepth, res.WindowBytes, res.MaxSpanBytes = samples[0].Direct, lopt.Stagger, lopt.IODepth, lopt.Window, lopt.MaxSpan
 	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
 	hasDigest := s.consumer == bench.SHA256
 	if hasDigest {
@@ -169,7 +169,7 @@ func measureLearner(path string, topo *topology.Topology, lopt loader.Options, k
 	if err != nil {
 		return s, err
 	}
-	s.Startup = time.Since(t0).Seconds()
+	s.Startup, s.Direct = time.Since(t0).Seconds(), ld.Direct()
 	var stall, compute, slept time.Duration
 	first := true
 	ctx := context.Background()

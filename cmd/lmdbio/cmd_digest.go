@@ -101,6 +101,7 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 	if err != nil {
 		return job.finish(withPath(path, err))
 	}
+	lopt.Direct = ld.Direct() // what the node readers do, for the figures
 	left := opt.stopAfter
 	for ld.Epoch() < lopt.Epochs {
 		epoch := ld.Epoch()
@@ -282,7 +283,8 @@ func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool
 			"storage_bytes": s.stats.StorageBytes, "storage_reads": s.stats.StorageReads,
 			"exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
 			"decoded_bytes": s.stats.DecodedBytes, "decode_seconds": s.stats.DecodeSeconds,
-			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String()})
+			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String(),
+			"direct": lopt.Direct})
 		fmt.Fprintln(w, string(b))
 		return
 	}

@@ -11,6 +11,7 @@ import (
 type RankSample struct {
 	Rank   int  `json:"rank"`
 	Leader bool `json:"leader"` // reads for its node (the arena is counted once per node)
+	Direct bool `json:"direct"` // its node reader read with O_DIRECT (loader.Loader.Direct)
 
 	Records int64  `json:"records"`
 	Batches int    `json:"batches"`

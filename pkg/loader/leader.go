@@ -93,6 +93,9 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 	if err != nil {
 		return nil, err
 	}
+	if err = ld.agreeDirect(t); err != nil {
+		return nil, err
+	}
 	err = ld.prepare(sizes)
 	if err = agree(t.Leaders, err); err != nil {
 		ld.closeParts()

@@ -59,6 +59,9 @@ type runConfig struct {
 	// ViewSegment is the number of the segment that is the data file,
 	// which learners map read-only; -1 when they do not view it.
 	ViewSegment int `json:"view_segment"`
+	// Direct says whether the node reader reads the data file with
+	// O_DIRECT.
+	Direct bool `json:"direct"`
 }
 
 // segment is memory a learner maps: a shared-memory segment or the data
@@ -256,7 +259,8 @@ func (ld *leader) welcome(timeout time.Duration) error {
 
 // config is what the learners need to know of the run.
 func (ld *leader) config() runConfig {
-	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1}
+	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1,
+		Direct: ld.rd != nil && ld.rd.Direct() || ld.plan == nil && ld.opt.Mode.DIO && ld.opt.Direct}
 	if ld.view != nil {
 		c.ViewSegment = int(ld.viewSegment())
 	}
@@ -340,6 +344,11 @@ func view(b []byte, off, n int64) []byte { return b[off : off+n : off+n] }
 
 // Records is the number of records in the dataset.
 func (l *Loader) Records() int { return l.cfg.Records }
+
+// Direct reports whether the node reader reads the data file with O_DIRECT:
+// asked for with Options.Direct, or picked on a network or cluster file
+// system (see Options.Direct).
+func (l *Loader) Direct() bool { return l.cfg.Direct }
 
 // Rounds is the number of batches every learner gets in the epoch Next is
 // in (a resumed epoch has only the rest).

@@ -37,12 +37,18 @@ type Options struct {
 	// data file (the page cache), without a copy into shared memory, where
 	// that is safe: blocks stored as is, no Direct, a snapshot that cannot
 	// change. The page cache then takes the place of the node cache. By
-	// default (ViewsAuto) they do for a single epoch, or without a cache;
-	// for several epochs the node cache keeps the data where no page-cache
-	// reclaim can take it.
+	// default (ViewsAuto) they do for a single epoch, or without a cache,
+	// on a local file system; for several epochs the node cache keeps the
+	// data where no page-cache reclaim can take it, and on a network file
+	// system the node readers read with O_DIRECT (see Direct).
 	Views Views
 
-	Direct   bool  // read with O_DIRECT (bypasses the page cache)
+	// Direct reads the data file with O_DIRECT, bypassing the page cache.
+	// Without it, the node readers still read with O_DIRECT where the file
+	// lies on a network or cluster file system (NFS, Lustre, GPFS, BeeGFS,
+	// CephFS, SMB, FUSE) that takes it on every node, unless Views is on;
+	// Loader.Direct says what they do.
+	Direct   bool
 	Stagger  int   // node readers on storage at once with STAG; default DefaultStagger
 	Window   int64 // bytes a node reads per window with COAL; default DefaultWindow
 	Prefetch int   // windows read ahead of the learners; default DefaultPrefetch

@@ -8,8 +8,10 @@ import (
 )
 
 // StateVersion is the format version of State documents this build writes
-// and reads.
-const StateVersion = 1
+// and reads. Version 2 came with the chunk order that deals chunks into
+// windows one from each stretch of the file: a version-1 state of a chunk
+// run would continue in another order, so only its other orders are read.
+const StateVersion = 2
 
 // State is where a run is: enough to continue it exactly, also with another
 // number of ranks or nodes, as long as the global batch size is the same.
@@ -42,7 +44,9 @@ func ParseState(b []byte) (*State, error) {
 		return nil, fmt.Errorf("%w: not a resume state: %v", ErrResume, err)
 	}
 	switch {
-	case s.Version != StateVersion:
+	case s.Version == 1 && s.Shuffle == "chunk":
+		return nil, fmt.Errorf("%w: a chunk-shuffled run saved by an earlier lmdbio (state version 1), whose chunk order this build no longer makes: start the epoch again", ErrResume)
+	case s.Version != StateVersion && s.Version != 1:
 		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrResume, s.Version, StateVersion)
 	case s.Records < 0 || s.GlobalBatch < 1 || s.Epoch < 0 || s.GlobalBatches < 0 || len(s.NodeSizes) == 0:
 		return nil, fmt.Errorf("%w: damaged: %s", ErrResume, b)

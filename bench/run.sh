@@ -356,8 +356,9 @@ part_model() {
 		--set cores="$(nproc)" --set shared_cores="$(nproc)")
 	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s \
 		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
-	"$lmdbio" model predict --json --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
-	"$lmdbio" model predict --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \
+	# lmdbio's node readers read a network file system with O_DIRECT.
+	"$lmdbio" model predict --json --direct --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
+	"$lmdbio" model predict --direct --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \
 		--out "$out/model-emulator" >/dev/null
 }
 

@@ -131,7 +131,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet, consumers string) {
 	fs.StringVar(&f.consumers, "consumer", f.consumers, "what learners do with each record: touch, sha256 or none (comma-separated for synth)")
 	fs.DurationVar(&f.compute, "compute", f.compute, "emulated accelerator time per batch")
 	fs.Float64Var(&f.walk, "walk-fraction", f.walk, "share of the file a cursor walk reads per byte of data: 1 for records inline in the leaf pages, about key/record size for values on overflow pages")
-	fs.BoolVar(&f.direct, "direct", false, "lmdbio reads with O_DIRECT")
+	fs.BoolVar(&f.direct, "direct", false, "lmdbio reads with O_DIRECT (as its node readers do on a network file system)")
 	fs.IntVar(&f.stagger, "stagger", f.stagger, "node readers on storage at once (default mode)")
 	fs.IntVar(&f.ioDepth, "io-depth", f.ioDepth, "reads in flight per node reader")
 	fs.Var(&f.window, "window", "bytes per coalesced window")

@@ -93,16 +93,22 @@ func (l *load) read(ctx context.Context) error {
 }
 
 // makeResident reads the span unless the page cache holds it, then checks
-// its bytes through the view.
+// its bytes through the view. It faults the span's pages in where the
+// kernel can (no copy: measured on this project's virtual disk, 16 MiB
+// spans 8 at a time, 1.1 times as fast as preads into scratch memory, 2
+// times with 4 MiB spans), else reads it into scratch memory and drops it.
 func (l *load) makeResident() error {
 	end := l.span.Offset + l.span.Length
 	if end > int64(len(l.view.mem)) {
 		return fmt.Errorf("%s: bytes %d to %d are past the end of the file (%d): the file changed or is corrupt",
 			l.rd.Path(), l.span.Offset, end, len(l.view.mem))
 	}
-	if l.view.resident(l.span.Offset, l.span.Length) {
+	switch {
+	case l.view.resident(l.span.Offset, l.span.Length):
 		l.hits.Add(int64(len(l.span.Records)))
-	} else {
+	case populate(l.view.mem, l.span.Offset, end):
+		l.count(int(l.span.Length))
+	default:
 		buf := getScratch(int(l.span.Length))
 		n, err := l.rd.ReadSpan(buf, l.span.Offset)
 		putScratch(buf)

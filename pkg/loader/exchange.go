@@ -45,8 +45,8 @@ type exchanger struct {
 // control word; recv is the window's receive region in the arena.
 type exchangeOp struct {
 	signal
-	no                     int // the window's number
-	sendCounts, sendDispls []int
+	no                     int   // the window's number
+	sendCounts             []int // by destination: control word and records
 	recvCounts, recvDispls []int
 	parts                  [][]sendPart // by destination node
 	recv                   []byte

@@ -40,19 +40,18 @@ func TestMPIExchangePieces(t *testing.T) {
 	x := newExchanger(comm, 1)
 	for no := range 2 {
 		op := &exchangeOp{signal: newSignal(), no: no, sent: &atomic.Int64{},
-			sendCounts: make([]int, nodes), sendDispls: make([]int, nodes),
+			sendCounts: make([]int, nodes),
 			recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes)}
-		sendAt, recvAt := 0, 0
+		recvAt := 0
 		var want int64
 		for n := range nodes {
-			op.sendDispls[n], op.recvDispls[n] = sendAt, recvAt
+			op.recvDispls[n] = recvAt
 			op.sendCounts[n] = ctlBytes + size(me, n)
 			op.recvCounts[n] = ctlBytes + size(n, me)
 			if v := pattern(me, n, size(me, n)); len(v) > 0 {
 				op.parts[n] = []sendPart{{value: v[:len(v)/3], need: done{}}, {value: v[len(v)/3:], need: done{}}}
 				want += int64(len(v))
 			}
-			sendAt += op.sendCounts[n]
 			recvAt += op.recvCounts[n]
 		}
 		op.recv = make([]byte, recvAt)

@@ -421,12 +421,12 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, re
 	p, s := ld.plan, ld.plan.sched
 	nodes := s.Nodes
 	op := &exchangeOp{signal: newSignal(), no: no, sent: &st.exchangeBytes,
-		sendCounts: make([]int, nodes), sendDispls: make([]int, nodes),
+		sendCounts: make([]int, nodes),
 		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes),
 		recv: ld.buf[recvAt : recvAt+recvRoom]}
-	sendAt, recvOff := 0, 0
+	recvOff := 0
 	for n := range nodes {
-		op.sendDispls[n], op.recvDispls[n] = sendAt, recvOff
+		op.recvDispls[n] = recvOff
 		op.sendCounts[n], op.recvCounts[n] = ctlBytes, ctlBytes
 		for _, pos := range work.Send[n] {
 			rec := int(p.posRecord[pos])
@@ -439,7 +439,6 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, re
 		for _, pos := range work.Recv[n] {
 			op.recvCounts[n] += int(s.PosBytes[pos])
 		}
-		sendAt += op.sendCounts[n]
 		recvOff += op.recvCounts[n]
 	}
 	if int64(recvOff) != recvRoom {

@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
 	size_t want_len = len;
 	expect(lmdbio_state(ld, small, sizeof small, &len), LMDBIO_ERR_ARGUMENT, "needs");
 	expect(lmdbio_state(ld, doc, sizeof doc, &len), LMDBIO_OK, NULL);
-	if (len != want_len || len == 0 || strlen(doc) != len || strncmp(doc, "{\"version\":1,", 12) != 0) {
+	if (len != want_len || len == 0 || strlen(doc) != len || strncmp(doc, "{\"version\":", 11) != 0) {
 		fprintf(stderr, "state: %zu bytes (asked: %zu): %s\n", len, want_len, doc);
 		failures++;
 	}

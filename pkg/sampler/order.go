@@ -123,10 +123,7 @@ func ChunkWindows(o Options, epoch int, chunks int) [][]int32 {
 		}
 		windows = windows[:full]
 	}
-	for i := len(windows) - 1; i > 0; i-- { // visit the windows in a random order
-		j := int(r.below(uint64(i + 1)))
-		windows[i], windows[j] = windows[j], windows[i]
-	}
+	r.shuffle(len(windows), func(i, j int) { windows[i], windows[j] = windows[j], windows[i] }) // visit them in a random order
 	return windows
 }
 

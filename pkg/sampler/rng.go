@@ -48,8 +48,13 @@ func (r *rng) below(n uint64) uint64 {
 // permute shuffles p in place (Fisher-Yates): every permutation is equally
 // likely.
 func (r *rng) permute(p []int32) {
-	for i := len(p) - 1; i > 0; i-- {
-		j := r.below(uint64(i) + 1)
-		p[i], p[j] = p[j], p[i]
+	r.shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+}
+
+// shuffle puts n things in a uniformly random order (Fisher-Yates, from the
+// last one down), swapping them with swap.
+func (r *rng) shuffle(n int, swap func(i, j int)) {
+	for i := n - 1; i > 0; i-- {
+		swap(i, int(r.below(uint64(i)+1)))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -42,6 +43,7 @@ type Loader struct {
 	held   uint64 // batch to release on the next call; 0 for none
 	batch  Batch  // reused between calls
 	lead   *leader
+	ahead  *mapAhead // maps the node cache in, when the order changes every epoch
 	caffe  *caffeReader
 	closed bool
 }
@@ -62,6 +64,9 @@ type runConfig struct {
 	// Direct says whether the node reader reads the data file with
 	// O_DIRECT.
 	Direct bool `json:"direct"`
+	// MapCache says that learners should map the whole node cache in
+	// while it fills (see mapAhead).
+	MapCache bool `json:"map_cache"`
 }
 
 // segment is memory a learner maps: a shared-memory segment or the data
@@ -236,6 +241,9 @@ func (l *Loader) attach(socket string, local int) error {
 		}
 		l.segs = append(l.segs, seg)
 	}
+	if l.cfg.MapCache && len(l.segs) > segCache && l.cfg.ViewSegment != segCache {
+		l.ahead = startMapAhead(l.segs[segCache].Bytes())
+	}
 	return nil
 }
 
@@ -270,6 +278,7 @@ func (ld *leader) config() runConfig {
 		return c
 	}
 	p := ld.plan
+	c.MapCache = ld.cache.seg != nil && ld.opt.Shuffle != sampler.None && ld.opt.Epochs-p.firstEpoch() > 1
 	c.FirstRounds = p.first.ep.Rounds() - p.first.from
 	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
 	if r := p.resume; r != nil {
@@ -450,6 +459,7 @@ func (l *Loader) Close() error {
 			err = e
 		}
 	}
+	l.ahead.close()
 	for _, s := range l.segs {
 		if e := s.Close(); e != nil && err == nil {
 			err = e

@@ -96,16 +96,16 @@ lmdbio=bin/lmdbio
 # prints a warning per rank). The exchange between virtual nodes is such
 # messages; a 2-rank exchange that runs clean with cma decides.
 single_copy() {
-	local tmp ok=
+	local tmp how=none
 	tmp=$(mktemp -d)
 	if "$lmdbio" gen --records 64 --size 64KiB,0 --out "$tmp/db" >/dev/null 2>&1 &&
 		OMPI_MCA_btl_vader_single_copy_mechanism=cma LMDBIO_RANKS_PER_NODE=1 \
 			"$lmdbio" run -n 2 -- "$lmdbio" digest --shuffle global --batch 4 "$tmp/db" >/dev/null 2>"$tmp/err" &&
 		[ ! -s "$tmp/err" ]; then
-		ok=1
+		how=cma
 	fi
 	rm -rf "$tmp"
-	echo "${ok:+cma}${ok:-none}"
+	echo "$how"
 }
 : "${OMPI_MCA_btl_vader_single_copy_mechanism:=$(single_copy)}"
 export OMPI_MCA_btl_vader_single_copy_mechanism

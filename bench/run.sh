@@ -363,7 +363,8 @@ part_hdf5() {
 # stagger parts) with the emulator's layout and costs set as configured
 # (4 servers, 1 ms per request at a server, 0.5 ms round trip, 1 GB/s per
 # host, 1 MiB requests and readahead, this machine's cores shared by all
-# hosts) and the CPU speeds, the contention and the start-up fitted; the
+# hosts) and the CPU speeds, the contention and the start-up (a fixed part
+# and each process's CPU, which all hosts' processes share) fitted; the
 # runs on 8 hosts are held out and predicted. Then the Lustre-like
 # prediction to 256 nodes of 36 cores, and the fitted one to 16 hosts.
 part_model() {
@@ -375,7 +376,7 @@ part_model() {
 	local emu=(--set servers=4 --set server_overhead_s=0.001 --set server_bandwidth=1e11 --set latency_s=0.0005
 		--set readahead=1MiB --set max_request=1MiB --set node_read=1e9
 		--set cores="$(nproc)" --set shared_cores="$(nproc)")
-	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s \
+	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s,process_cpu_s \
 		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
 	# lmdbio's node readers read a network file system with O_DIRECT.
 	"$lmdbio" model predict --json --direct --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"

@@ -126,7 +126,7 @@ func TestE2EModel(t *testing.T) {
 
 	emu := `{"servers":8,"server_bandwidth":1e9,"server_overhead_s":0.0002,"contention":0.1,"latency_s":0.0005,` +
 		`"readahead":131072,"max_request":1048576,"in_flight":2,"node_read":2e9,"cores":4,"shared_cores":8,"mem_copy":2e9,` +
-		`"cursor_step_s":2e-6,"touch_rate":3e9,"sha256_rate":4e8,"startup_s":0.2,"net_bandwidth":1e9,"net_latency_s":5e-5,"locality":0}`
+		`"cursor_step_s":2e-6,"touch_rate":3e9,"sha256_rate":4e8,"startup_s":0.2,"process_cpu_s":0.03,"net_bandwidth":1e9,"net_latency_s":5e-5,"locality":0}`
 	emuFile := filepath.Join(dir, "emu.json")
 	if err := os.WriteFile(emuFile, []byte(emu), 0o644); err != nil {
 		t.Fatal(err)
@@ -134,8 +134,8 @@ func TestE2EModel(t *testing.T) {
 	synth := modelRun(t, bin, "", "model", "synth", "--params", emuFile, "--nodes", "1,2,4,8", "--ranks-per-node", "1,2,4,8",
 		"--records", "20000", "--record-size", "110000", "--walk-fraction", "0.05", "--compute", "0", "--stagger", "2", "--noise", "0.01")
 	fit := jsonLines(t, modelRun(t, bin, synth, "model", "fit", "--params", emuFile, "--set", "latency_s=0.002",
-		"--set", "sha256_rate=1e9", "--free", "latency_s,sha256_rate,startup_s,node_read", "--walk-fraction", "0.05",
-		"--hold-out", "nodes>=8", "--json", "-"))
+		"--set", "sha256_rate=1e9", "--set", "process_cpu_s=0.06", "--free", "latency_s,sha256_rate,startup_s,process_cpu_s,node_read",
+		"--walk-fraction", "0.05", "--hold-out", "nodes>=8", "--json", "-"))
 	if len(fit["fit"]) != 1 || len(fit["params"]) != 1 {
 		t.Fatalf("fit lines %v", fit)
 	}
@@ -144,7 +144,7 @@ func TestE2EModel(t *testing.T) {
 		t.Errorf("fit summary %v", sum)
 	}
 	got := fit["params"][0]
-	for name, want := range map[string]float64{"latency_s": 0.0005, "sha256_rate": 4e8, "startup_s": 0.2, "node_read": 2e9} {
+	for name, want := range map[string]float64{"latency_s": 0.0005, "sha256_rate": 4e8, "startup_s": 0.2, "process_cpu_s": 0.03, "node_read": 2e9} {
 		if v := got[name].(float64); math.Abs(v/want-1) > 0.05 {
 			t.Errorf("fitted %s = %v, want %v within 5%%", name, v, want)
 		}

@@ -40,6 +40,13 @@
 //   - exchange (shuffling cache only): the cross-node share of a node's
 //     bytes over its network, plus one message per other node per window.
 //
+// Before the epochs comes the start-up: a fixed part (launch, the
+// collective open) plus every learner process's own start-up CPU, spread
+// over the cores its node gives the processes (at most one each); for
+// nodes emulated on one machine, all nodes' processes share the machine's
+// cores, so the start-up grows with the number of nodes there and not on
+// real nodes.
+//
 // The contenders differ in how they meet storage:
 //
 //   - caffe: N·R streams (every rank faults its own pages through its

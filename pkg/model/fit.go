@@ -18,7 +18,7 @@ var ErrFit = errors.New("cannot fit")
 // speeds of the storage, the clients and the CPU. Layout (servers, cores),
 // request sizes and the exchange's network stay as given.
 var DefaultFree = []string{"server_bandwidth", "server_overhead_s", "contention", "latency_s", "node_read",
-	"mem_copy", "cursor_step_s", "touch_rate", "sha256_rate", "startup_s"}
+	"mem_copy", "cursor_step_s", "touch_rate", "sha256_rate", "startup_s", "process_cpu_s"}
 
 // Residual is one observation beside the model's prediction.
 type Residual struct {

@@ -12,7 +12,7 @@ func emulated() Params {
 	return Params{
 		Servers: 8, ServerBandwidth: 1e9, ServerOverhead: 0.2e-3, Contention: 0.1, Latency: 0.5e-3,
 		Readahead: 128 << 10, MaxRequest: 1 << 20, InFlight: 2, NodeRead: 2e9, Cores: 4, SharedCores: 8,
-		MemCopy: 2e9, CursorStep: 2e-6, TouchRate: 3e9, SHA256Rate: 400e6, Startup: 0.2,
+		MemCopy: 2e9, CursorStep: 2e-6, TouchRate: 3e9, SHA256Rate: 400e6, Startup: 0.2, ProcessCPU: 0.03,
 		NetBandwidth: 1e9, NetLatency: 50e-6, Locality: 0,
 	}
 }

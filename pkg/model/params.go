@@ -61,6 +61,12 @@ type Params struct {
 	// Startup is the time from a learner's process start to its loader
 	// being ready.
 	Startup float64 `json:"startup_s"`
+	// ProcessCPU is the CPU time one learner process spends starting (the
+	// runtime, MPI's initialisation, opening the dataset and mapping shared
+	// memory). The processes of a node start at once on its cores, so it
+	// adds to Startup by the processes per core; where nodes share one
+	// machine's cores, by all nodes' processes per shared core.
+	ProcessCPU float64 `json:"process_cpu_s"`
 
 	// NetBandwidth and NetLatency are one node's network for the exchange
 	// of the shuffling cache: bytes per second and seconds per message.
@@ -102,6 +108,7 @@ var params = []param{
 	{name: "touch_rate", get: func(p *Params) *float64 { return &p.TouchRate }},
 	{name: "sha256_rate", get: func(p *Params) *float64 { return &p.SHA256Rate }},
 	{name: "startup_s", get: func(p *Params) *float64 { return &p.Startup }},
+	{name: "process_cpu_s", get: func(p *Params) *float64 { return &p.ProcessCPU }},
 	{name: "net_bandwidth", get: func(p *Params) *float64 { return &p.NetBandwidth }},
 	{name: "net_latency_s", get: func(p *Params) *float64 { return &p.NetLatency }},
 	{name: "locality", get: func(p *Params) *float64 { return &p.Locality }, fraction: true},

@@ -129,6 +129,24 @@ func coreTime(p Params, reader, learner, n, r float64) float64 {
 	return t
 }
 
+// startupTime is the time from the learners' process start to their
+// loaders being ready: a fixed part (launch, the collective open) plus every
+// process's own start-up CPU, spread over the cores the processes share: a
+// node's cores, and where nodes share one machine, the machine's.
+func startupTime(p Params, n, r float64) float64 {
+	return p.Startup + math.Max(sharedTime(p.Cores, r, p.ProcessCPU), sharedTime(p.SharedCores, n*r, p.ProcessCPU))
+}
+
+// sharedTime is how long procs processes, each needing cpu seconds of CPU,
+// take on cores cores: at most one core each. No cores (real nodes do not
+// share a machine) take no time.
+func sharedTime(cores, procs, cpu float64) float64 {
+	if cores <= 0 {
+		return 0
+	}
+	return procs * cpu / math.Min(cores, procs)
+}
+
 // exchangeTime is the time a node spends sending the samples other nodes
 // need: the cross-node share of its bytes over its network, plus one
 // message to every other node per window.
@@ -166,7 +184,7 @@ func Predict(p Params, c Config) Prediction {
 		later, _ = combine([]stage{{"exchange", exchangeTime(p, c)}, {"reader", reader}, {"learner", learner},
 			{"cores", coreTime(p, reader, pl.learnerCPU, n, r)}})
 	}
-	total := p.Startup + first + float64(c.Epochs-1)*later
+	total := startupTime(p, n, r) + first + float64(c.Epochs-1)*later
 	return Prediction{
 		Seconds: total, MBPerS: c.Bytes * float64(c.Epochs) / total / 1e6,
 		FirstEpoch: first, LaterEpoch: later, Bottleneck: neck,

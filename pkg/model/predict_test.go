@@ -90,7 +90,7 @@ func TestExchangeLaterEpochs(t *testing.T) {
 	if !(pr.LaterEpoch < pr.FirstEpoch) {
 		t.Errorf("later epoch %v s not faster than the first %v s", pr.LaterEpoch, pr.FirstEpoch)
 	}
-	if got, want := pr.Seconds, p.Startup+pr.FirstEpoch+2*pr.LaterEpoch; math.Abs(got-want) > 1e-9 {
+	if got, want := pr.Seconds, p.Startup+p.ProcessCPU+pr.FirstEpoch+2*pr.LaterEpoch; math.Abs(got-want) > 1e-9 {
 		t.Errorf("total %v, want %v", got, want)
 	}
 	p.Locality = 0.9
@@ -130,5 +130,25 @@ func TestSmoothMinAndCombine(t *testing.T) {
 	got, neck := combine([]stage{{"a", 1}, {"b", 3}, {"c", 0}})
 	if neck != "b" || got < 3 || got > 3.01 {
 		t.Errorf("combine = %v, %s", got, neck)
+	}
+}
+
+// TestStartupSharedCores: each process's start-up CPU costs a node the
+// processes per core; only nodes that share one machine's cores start
+// slower the more nodes there are.
+func TestStartupSharedCores(t *testing.T) {
+	p := Params{Startup: 0.1, ProcessCPU: 0.02, Cores: 2}
+	if got, want := startupTime(p, 8, 4), 0.1+4*0.02/2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("real nodes: start-up %v, want %v whatever the node count", got, want)
+	}
+	if got, want := startupTime(p, 1, 1), 0.1+0.02; math.Abs(got-want) > 1e-12 {
+		t.Errorf("one process: start-up %v, want %v (at most one core each)", got, want)
+	}
+	p.SharedCores = 2
+	if got, want := startupTime(p, 8, 4), 0.1+32*0.02/2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("8 emulated nodes: start-up %v, want %v", got, want)
+	}
+	if !(startupTime(p, 4, 4) < startupTime(p, 8, 4)) {
+		t.Error("emulated nodes: start-up does not grow with the nodes sharing the cores")
 	}
 }

@@ -10,13 +10,19 @@ package loader
 // for the whole cache (1/512 of its size) at once rather than over the
 // epochs, and pages not yet filled are allocated a little earlier than
 // the node reader would (it reserves the cache's memory up front anyway).
+// It runs at the lowest priority, on what the cores leave over: on 2 cores,
+// where the filling epoch is bound by CPU, at normal priority it made that
+// epoch 1.31× the unshuffled one (1.12× without mapping ahead), at nice 19
+// 1.15×, while the first cached epoch took 0.054 s either way (0.090 s
+// without).
 type mapAhead struct {
 	stop, done chan struct{}
 }
 
 // mapStep is how much mapAhead maps at a time: small enough that Close
-// stops it promptly.
-const mapStep = 4 << 20
+// stops it promptly, and that the learner's own threads never wait long
+// for the lock on its memory map that populating holds.
+const mapStep = 1 << 20
 
 // startMapAhead maps mem in the background until all of it is mapped, the
 // kernel cannot (populate fails: then faults do it as before), or stop.
@@ -24,6 +30,7 @@ func startMapAhead(mem []byte) *mapAhead {
 	m := &mapAhead{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
+		idle()
 		for off := int64(0); off < int64(len(mem)); off += mapStep {
 			select {
 			case <-m.stop:

@@ -103,6 +103,9 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 			ds.note("limit lines without a probe come from runs that read one stream of 16 MiB requests: shown as " +
 				legacyProbe(false) + " and " + legacyProbe(true))
 		}
+		if l.Hosts > 1 {
+			l.Probe += fmt.Sprintf(" on %d hosts", l.Hosts)
+		}
 		setLabel(&l.Storage, label)
 		ds.Limits = append(ds.Limits, l)
 	case "peer":

@@ -166,7 +166,8 @@ func TestParseOlderLinesAndSynthetic(t *testing.T) {
 	in := `{"type":"peer","peer":"caffe","ranks":1,"cache":"cold","mb_per_s":3}
 {"type":"limit","cache":"cold","direct":true,"mb_per_s":2}
 {"type":"peer","peer":"caffe","consumer":"touch","ranks":1,"cache":"cold","mb_per_s":3}
-{"type":"limit","cache":"cold","probe":"direct:4x2:16MiB","direct":true,"mb_per_s":2}`
+{"type":"limit","cache":"cold","probe":"direct:4x2:16MiB","direct":true,"mb_per_s":2}
+{"type":"limit","cache":"cold","probe":"direct:1x8:4MiB","direct":true,"hosts":4,"mb_per_s":2}`
 	var ds Dataset
 	if err := Parse(strings.NewReader(in), "in", "", &ds); err != nil {
 		t.Fatal(err)
@@ -176,6 +177,9 @@ func TestParseOlderLinesAndSynthetic(t *testing.T) {
 	}
 	if ds.Limits[0].Probe != "direct:1x1:16MiB" || ds.Limits[1].Probe != "direct:4x2:16MiB" {
 		t.Errorf("limit probes %q %q", ds.Limits[0].Probe, ds.Limits[1].Probe)
+	}
+	if ds.Limits[2].Probe != "direct:1x8:4MiB on 4 hosts" {
+		t.Errorf("a probe through 4 hosts' clients is shown as %q", ds.Limits[2].Probe)
 	}
 	if len(ds.Notes) != 2 {
 		t.Errorf("notes %q: want one per kind of older line", ds.Notes)

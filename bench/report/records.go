@@ -56,6 +56,7 @@ type Limit struct {
 	Cache   string  `json:"cache"`
 	Probe   string  `json:"probe"` // "direct:4x2:16MiB"; older runs had none (see parse.go)
 	Direct  bool    `json:"direct"`
+	Hosts   int     `json:"hosts"` // clients that read a share each at once; older runs: one
 	Bytes   int64   `json:"bytes"`
 	Seconds float64 `json:"seconds"`
 	MBPerS  float64 `json:"mb_per_s"`

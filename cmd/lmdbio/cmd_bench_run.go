@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -31,6 +32,10 @@ type benchRun struct {
 	groups    map[int]*benchGroup
 	canDrop   bool // every node can drop its page cache
 	noDirect  bool // the file system refused O_DIRECT for the limit
+	// The hosts, for the limit: each reads a share of the file through its
+	// own client, on the lowest rank of the host.
+	hosts, host int
+	hostLead    bool
 	// processStartup is this rank's time from its process start to the
 	// job's start, less MPI's start-up (MPI_Init and the topology), which a
 	// training job pays with any loader (Caffe-MPI initialises MPI for its
@@ -95,6 +100,9 @@ func startBench(cfg benchConfig, command string) (*benchRun, error) {
 		return nil, job.finish(err)
 	}
 	if err := r.checkCold(); err != nil {
+		return nil, job.finish(err)
+	}
+	if err := r.findHosts(); err != nil {
 		return nil, job.finish(err)
 	}
 	err = r.makeGroups()
@@ -265,36 +273,94 @@ func (r *benchRun) setCache(cache string) {
 	}
 }
 
-// measureLimit reads the data file on rank 0 with every limit probe, each
-// from the cache state of the step, and keeps the fastest as the round's
-// limit. For the warm state an untimed read first brings the file into the
-// page cache (also when no probe is measured: warm contenders need it).
+// measureLimit reads the data file with every limit probe, each from the
+// cache state of the step, through every host's client at once (one share
+// each; one host on a single machine), and keeps the fastest as the
+// round's limit: several hosts' clients together reach more of a parallel
+// file system than one. For the warm state an untimed read first brings
+// the file into the page cache (also when no probe is measured: warm
+// contenders need it). Collective.
 func (r *benchRun) measureLimit(s benchStep) {
-	rank0 := r.job.topo.Rank == 0
 	if s.cache == "warm" {
 		r.warmUp()
 	}
 	for _, p := range r.cfg.probes {
 		r.setCache(s.cache)
-		if !rank0 || (p.Direct && r.noDirect) {
+		if p.Direct && r.noDirect {
 			continue
 		}
-		got, err := bench.SequentialRead(r.dataPath, p)
-		if p.Direct && errors.Is(err, reader.ErrDirectUnsupported) {
+		got, unsupported := r.probeHosts(p)
+		if unsupported != nil {
 			r.noDirect = true
-			r.progress.clear()
-			fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit probes: %v\n", r.cfg.path, err)
+			if r.job.topo.Rank == 0 {
+				r.progress.clear()
+				fmt.Fprintf(os.Stderr, "lmdbio bench: %s: no O_DIRECT limit probes: %v\n", r.cfg.path, unsupported)
+			}
 			continue
 		}
-		if err != nil {
-			r.job.fail(withPath(r.cfg.path, err))
+		if r.job.topo.Rank != 0 {
+			continue
 		}
 		key := benchLimitKey{s.round, s.cache}
 		r.limits[key] = max(r.limits[key], got.MBPerS())
 		r.out.limit(bench.Limit{Type: bench.TypeLimit, Round: s.round, Cache: s.cache, Probe: p.String(), Direct: p.Direct,
-			Streams: p.Streams, Depth: p.Depth, RequestBytes: int64(got.Probe.Request),
+			Streams: p.Streams, Depth: p.Depth, RequestBytes: int64(got.Probe.Request), Hosts: r.hosts,
 			Bytes: got.Bytes, Seconds: got.Seconds, MBPerS: got.MBPerS()})
 	}
+}
+
+// probeHosts reads the data file with probe p, every host's lead rank its
+// share at once, and returns what they read together (on rank 0): every
+// share's bytes over the slowest host's time. A file system that refuses
+// O_DIRECT on some host gives that error on every rank; any other failure
+// ends the job. Collective.
+func (r *benchRun) probeHosts(p bench.Probe) (bench.LimitSample, error) {
+	var got bench.LimitSample
+	var err error
+	if r.hostLead {
+		got, err = bench.SequentialReadShare(r.dataPath, p, r.host, r.hosts)
+	}
+	refused := int64(0)
+	if p.Direct && errors.Is(err, reader.ErrDirectUnsupported) {
+		refused = 1
+	} else if err != nil {
+		r.job.fail(withPath(r.cfg.path, err))
+	}
+	bytes := make([]int64, 1)
+	slowest := make([]int64, 2)
+	w := r.job.topo.World
+	if e := w.AllreduceInt64([]int64{got.Bytes}, bytes, mpi.Sum); e != nil {
+		r.job.fail(fmt.Errorf("bench: %w", e))
+	}
+	if e := w.AllreduceInt64([]int64{int64(got.Seconds * 1e9), refused}, slowest, mpi.Max); e != nil {
+		r.job.fail(fmt.Errorf("bench: %w", e))
+	}
+	if slowest[1] != 0 {
+		return bench.LimitSample{}, cmp.Or(err, error(reader.ErrDirectUnsupported))
+	}
+	return bench.LimitSample{Probe: got.Probe, Bytes: bytes[0], Seconds: float64(slowest[0]) / 1e9}, nil
+}
+
+// findHosts numbers the distinct hosts of the job, in the order of their
+// lowest ranks, and elects that rank to read the host's share of a limit
+// probe. Collective.
+func (r *benchRun) findHosts() error {
+	t := r.job.topo
+	names, err := t.World.AllgatherBytes([]byte(t.Host))
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	first := map[string]int{}
+	for rank, h := range names {
+		if _, ok := first[string(h)]; !ok {
+			first[string(h)] = len(first)
+			if rank == t.Rank {
+				r.hostLead = true
+			}
+		}
+	}
+	r.hosts, r.host = len(first), first[t.Host]
+	return nil
 }
 
 // warmUp reads the data file once on every node's leader (untimed), so

@@ -79,7 +79,7 @@ var benchFields = map[string][]string{
 		"cache", "consumer", "epochs", "cores", "epoch", "records", "bytes", "seconds", "end_s", "mb_per_s", "storage_bytes",
 		"storage_counted_by", "exchange_bytes", "cache_hits", "cache_hit_rate", "file_bytes", "read_amplification", "stall_s",
 		"stall_s_mean", "decoded_bytes", "decode_seconds", "decode_mb_per_s"},
-	"limit":   {"round", "cache", "probe", "direct", "streams", "depth", "request_bytes", "bytes", "seconds", "mb_per_s"},
+	"limit":   {"round", "cache", "probe", "direct", "streams", "depth", "request_bytes", "hosts", "bytes", "seconds", "mb_per_s"},
 	"summary": {"name", "ranks", "cache", "consumer", "median_mb_per_s", "min_mb_per_s", "max_mb_per_s", "rounds", "above_limit"},
 	"ratio":   {"name", "of", "to", "ranks", "cache", "consumer", "ratio"},
 }

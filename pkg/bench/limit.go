@@ -103,8 +103,17 @@ func (s LimitSample) MBPerS() float64 { return Rate(float64(s.Bytes), s.Seconds)
 // reader.Alignment. A file system that refuses O_DIRECT gives an error
 // wrapping reader.ErrDirectUnsupported.
 func SequentialRead(path string, p Probe) (LimitSample, error) {
-	if p.Streams < 1 || p.Depth < 1 || p.Request < 1 {
-		panic("bench: SequentialRead with a probe of no streams, depth or request size")
+	return SequentialReadShare(path, p, 0, 1)
+}
+
+// SequentialReadShare is SequentialRead of one of shares contiguous shares
+// of the file, as one of several clients that read it together (hosts of
+// a parallel file system, each through its own client); Bytes counts the
+// share's. Shares are whole numbers of requests, so their offsets stay
+// aligned; the last ones may be short or empty.
+func SequentialReadShare(path string, p Probe, share, shares int) (LimitSample, error) {
+	if p.Streams < 1 || p.Depth < 1 || p.Request < 1 || shares < 1 || share < 0 || share >= shares {
+		panic("bench: SequentialRead with a probe of no streams, depth or request size, or a share out of range")
 	}
 	p.Request = (p.Request + reader.Alignment - 1) / reader.Alignment * reader.Alignment
 	start := time.Now()
@@ -123,18 +132,18 @@ func SequentialRead(path string, p Probe) (LimitSample, error) {
 		}
 		streams[i] = r
 	}
-	size := streams[0].Size()
+	req := int64(p.Request)
+	from, to := shareOf(streams[0].Size(), req, share, shares)
 	// Each stream's part is a whole number of requests, so every request
 	// offset stays aligned for O_DIRECT.
-	req := int64(p.Request)
-	part := ((size+int64(p.Streams)-1)/int64(p.Streams) + req - 1) / req * req
+	part := ((to-from+int64(p.Streams)-1)/int64(p.Streams) + req - 1) / req * req
 	var total atomic.Int64
 	var failed atomic.Bool
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
 	for i, r := range streams {
-		lo, hi := int64(i)*part, min(int64(i+1)*part, size)
+		lo, hi := from+int64(i)*part, min(from+int64(i+1)*part, to)
 		var next atomic.Int64
 		next.Store(lo)
 		for range p.Depth {
@@ -155,10 +164,17 @@ func SequentialRead(path string, p Probe) (LimitSample, error) {
 	if firstErr != nil {
 		return LimitSample{Probe: p}, fmt.Errorf("bench: sequential read: %w", firstErr)
 	}
-	if got := total.Load(); got != size {
-		return LimitSample{Probe: p}, fmt.Errorf("bench: sequential read of %s: %d of %d bytes (the file changed)", path, got, size)
+	if got := total.Load(); got != to-from {
+		return LimitSample{Probe: p}, fmt.Errorf("bench: sequential read of %s: %d of %d bytes (the file changed)", path, got, to-from)
 	}
-	return LimitSample{Probe: p, Bytes: size, Seconds: secs}, nil
+	return LimitSample{Probe: p, Bytes: to - from, Seconds: secs}, nil
+}
+
+// shareOf is the byte range [from, to) of share of shares of a file of
+// size bytes, cut in whole requests of req bytes.
+func shareOf(size, req int64, share, shares int) (from, to int64) {
+	per := ((size+int64(shares)-1)/int64(shares) + req - 1) / req * req
+	return min(int64(share)*per, size), min(int64(share+1)*per, size)
 }
 
 // readPart takes the next request of a stream until the stream's part ends

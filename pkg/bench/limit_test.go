@@ -37,7 +37,7 @@ func TestSequentialRead(t *testing.T) {
 			}
 		}
 	}
-	if _, err := SequentialRead(filepath.Join(dir, "missing"), LimitProbes[0]); err == nil {
+	if _, err := SequentialReadShare(filepath.Join(dir, "missing"), LimitProbes[0], 1, 2); err == nil {
 		t.Error("reading a missing file succeeded")
 	}
 }
@@ -75,4 +75,43 @@ func FuzzParseProbe(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v, %v", s, q, err)
 		}
 	})
+}
+
+// TestSequentialReadShares: the shares of several hosts, read one by one,
+// add up to the file, each a whole number of requests from an aligned
+// offset, whatever the number of hosts (more hosts than requests leave
+// some shares empty).
+func TestSequentialReadShares(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	const size = 10*8192 + 123
+	if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, hosts := range []int{1, 2, 3, 8, 16} {
+		for _, p := range []Probe{{Streams: 1, Depth: 1, Request: 8192}, {Direct: true, Streams: 3, Depth: 2, Request: 8192}} {
+			var total int64
+			var end int64
+			for h := range hosts {
+				from, to := shareOf(size, 8192, h, hosts)
+				if from != end || from%8192 != 0 && from != size || to < from {
+					t.Fatalf("%d hosts, share %d: [%d, %d) after %d", hosts, h, from, to, end)
+				}
+				end = to
+				s, err := SequentialReadShare(path, p, h, hosts)
+				if p.Direct && errors.Is(err, reader.ErrDirectUnsupported) {
+					t.Skipf("O_DIRECT not supported here: %v", err)
+				}
+				if err != nil {
+					t.Fatalf("%d hosts, share %d, probe %v: %v", hosts, h, p, err)
+				}
+				if s.Bytes != to-from {
+					t.Errorf("%d hosts, share %d: read %d bytes, want %d", hosts, h, s.Bytes, to-from)
+				}
+				total += s.Bytes
+			}
+			if total != size || end != size {
+				t.Errorf("%d hosts, probe %v: shares read %d bytes and end at %d, want %d", hosts, p, total, end, size)
+			}
+		}
+	}
 }

@@ -104,6 +104,7 @@ type Limit struct {
 	Streams      int     `json:"streams"`
 	Depth        int     `json:"depth"`
 	RequestBytes int64   `json:"request_bytes"`
+	Hosts        int     `json:"hosts"` // clients that read a share each, at once
 	Bytes        int64   `json:"bytes"`
 	Seconds      float64 `json:"seconds"`
 	MBPerS       float64 `json:"mb_per_s"`

@@ -152,6 +152,18 @@ else
 	fail "$check" "direct through pfsemu: '$(field direct | sort -u | paste -sd' ' -)', on the local copy: '$local_direct'"
 fi
 
+# 4c. The bench's storage limit is probed through both hosts at once, each
+# reading its share: the limit line counts 2 hosts and the whole file.
+check=limit-hosts
+size=$(stat -c %s "$work/data/ds/data.mdb")
+if mh --hosts 2 --slots 1 -- "$lmdbio" bench --json --rounds 1 --modes default --page-cache warm --consumer touch \
+	--limit-probes buffered:1x1:64KiB "$work/data/ds" &&
+	grep '"type":"limit"' "$work/out" | grep -q "\"hosts\":2,\"bytes\":$size,"; then
+	pass "$check: one probe read $size bytes through 2 hosts"
+else
+	fail "$check" "limit lines: $(grep '"type":"limit"' "$work/out" | tr '\n' ' '), want hosts 2 and bytes $size"
+fi
+
 # 5. Between hosts MPI uses TCP: with only shared memory (vader) the hosts
 # cannot reach each other. A C program makes the check independent of
 # lmdbio's error handling.

@@ -31,6 +31,7 @@ type leader struct {
 	ds       *dataset
 	node     int
 	learners int
+	readers  int   // node readers on this host (virtual nodes share one)
 	sizes    []int // learners of every node
 
 	plan           *runPlan      // PROV modes
@@ -93,6 +94,7 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 	if err != nil {
 		return nil, err
 	}
+	ld.readers = readers
 	if err = ld.agreeDirect(t); err != nil {
 		return nil, err
 	}

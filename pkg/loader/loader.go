@@ -11,7 +11,6 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
-	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -278,7 +277,7 @@ func (ld *leader) config() runConfig {
 		return c
 	}
 	p := ld.plan
-	c.MapCache = ld.cache.seg != nil && ld.opt.Shuffle != sampler.None && ld.opt.Epochs-p.firstEpoch() > 1
+	c.MapCache = ld.mapsAhead()
 	c.FirstRounds = p.first.ep.Rounds() - p.first.from
 	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
 	if r := p.resume; r != nil {

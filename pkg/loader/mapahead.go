@@ -8,7 +8,7 @@ package loader
 // while the cache fills (an epoch that waits for storage), the pages are
 // there when a later epoch needs them. The cost is a learner's page table
 // for the whole cache (1/512 of its size) at once rather than over the
-// epochs, and pages not yet filled are allocated a little earlier than
+// epochs (bounded: see mapsAhead), and pages not yet filled are allocated a little earlier than
 // the node reader would (it reserves the cache's memory up front anyway).
 // It runs at the lowest priority, on what the cores leave over: on 2 cores,
 // where the filling epoch is bound by CPU, at normal priority it made that

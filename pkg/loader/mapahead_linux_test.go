@@ -94,3 +94,25 @@ func mappedKiB(t *testing.T, mem []byte) int64 {
 	t.Fatal("the mapping is not in /proc/self/smaps")
 	return 0
 }
+
+// TestMapsAheadBound: learners map a cache ahead only while their page
+// tables take at most an eighth of the memory kept for them.
+func TestMapsAheadBound(t *testing.T) {
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		learners    int
+		cache, node int64
+		want        bool
+	}{
+		{8, 2 * gib, 24 * gib, true},          // this machine's bench: 32 MiB of page tables
+		{36, 50 * gib, 192 * gib, true},       // 3.5 GiB of 48 kept
+		{36, 100 * gib, 192 * gib, false},     // 7 GiB of 48 kept
+		{64, 100 * gib, 4 * gib, false},       // a small node keeps 2 GiB
+		{1, 512 * 2 * gib, 64 * gib, true},    // exactly an eighth of 16 kept
+		{1, 512*2*gib + 512, 64 * gib, false}, // one page-table entry more
+	} {
+		if got := mapsAhead(c.learners, c.cache, c.node); got != c.want {
+			t.Errorf("%d learners, cache %d GiB, node %d GiB: %v, want %v", c.learners, c.cache/gib, c.node/gib, got, c.want)
+		}
+	}
+}

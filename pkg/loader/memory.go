@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 )
 
@@ -60,12 +61,36 @@ func cacheRoom(readers int, arena int64) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	keep := max(2<<30, mem["MemTotal"]/4)
+	keep := learnersKeep(mem["MemTotal"])
 	usable := min(free, mem["MemAvailable"]-keep) - int64(readers)*arena
 	room := max(0, usable/int64(readers))
 	why := fmt.Sprintf("each of the %d node readers on this host has %s for its cache (shared memory free %s, node memory available %s less %s kept for the learners, less the readers' arenas): lower --cache, or --cache 0 to turn the cache off",
 		readers, shm.FormatBytes(room), formatFree(free), shm.FormatBytes(mem["MemAvailable"]), shm.FormatBytes(keep))
 	return room, why, nil
+}
+
+// learnersKeep is the node memory the caches leave to the learners.
+func learnersKeep(memTotal int64) int64 { return max(2<<30, memTotal/4) }
+
+// mapsAhead reports whether learners learners of the host may each map a
+// cache of cache bytes ahead (see mapAhead): their page tables, 8 bytes per
+// 4 KiB page of it each, may take at most an eighth of the memory kept for
+// the learners. Mapped ahead they take it at once; faulted in on demand they
+// grow only as the epochs meet the pages.
+func mapsAhead(learners int, cache, memTotal int64) bool {
+	return int64(learners)*(cache/512) <= learnersKeep(memTotal)/8
+}
+
+// mapsAhead reports whether this node's learners should map its cache
+// ahead: an order that changes every epoch, an epoch after the one that
+// fills it, and room for the page tables of all the learners on the host.
+func (ld *leader) mapsAhead() bool {
+	p := ld.plan
+	if ld.cache.seg == nil || ld.opt.Shuffle == sampler.None || ld.opt.Epochs-p.firstEpoch() < 2 {
+		return false
+	}
+	mem, err := meminfo()
+	return err == nil && mapsAhead(ld.learners*ld.readers, ld.cache.layout.Bytes, mem["MemTotal"])
 }
 
 func formatFree(n int64) string {

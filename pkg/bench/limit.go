@@ -134,23 +134,22 @@ func SequentialReadShare(path string, p Probe, share, shares int) (LimitSample, 
 	}
 	req := int64(p.Request)
 	from, to := shareOf(streams[0].Size(), req, share, shares)
-	// Each stream's part is a whole number of requests, so every request
-	// offset stays aligned for O_DIRECT.
-	part := ((to-from+int64(p.Streams)-1)/int64(p.Streams) + req - 1) / req * req
 	var total atomic.Int64
 	var failed atomic.Bool
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
 	for i, r := range streams {
-		lo, hi := from+int64(i)*part, min(from+int64(i+1)*part, to)
+		// Each stream's part is a whole number of requests, so every
+		// request offset stays aligned for O_DIRECT.
+		lo, hi := shareOf(to-from, req, i, p.Streams)
 		var next atomic.Int64
-		next.Store(lo)
+		next.Store(from + lo)
 		for range p.Depth {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n, err := readPart(r, &next, hi, p.Request, &failed)
+				n, err := readPart(r, &next, from+hi, p.Request, &failed)
 				total.Add(n)
 				if err != nil {
 					once.Do(func() { firstErr = err })

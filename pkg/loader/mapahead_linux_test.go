@@ -111,7 +111,7 @@ func TestMapsAheadBound(t *testing.T) {
 		{1, 512 * 2 * gib, 64 * gib, true},    // exactly an eighth of 16 kept
 		{1, 512*2*gib + 512, 64 * gib, false}, // one page-table entry more
 	} {
-		if got := mapsAhead(c.learners, c.cache, c.node); got != c.want {
+		if got := pageTablesFit(c.learners, c.cache, c.node); got != c.want {
 			t.Errorf("%d learners, cache %d GiB, node %d GiB: %v, want %v", c.learners, c.cache/gib, c.node/gib, got, c.want)
 		}
 	}

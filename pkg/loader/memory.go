@@ -72,12 +72,12 @@ func cacheRoom(readers int, arena int64) (int64, string, error) {
 // learnersKeep is the node memory the caches leave to the learners.
 func learnersKeep(memTotal int64) int64 { return max(2<<30, memTotal/4) }
 
-// mapsAhead reports whether learners learners of the host may each map a
-// cache of cache bytes ahead (see mapAhead): their page tables, 8 bytes per
-// 4 KiB page of it each, may take at most an eighth of the memory kept for
-// the learners. Mapped ahead they take it at once; faulted in on demand they
-// grow only as the epochs meet the pages.
-func mapsAhead(learners int, cache, memTotal int64) bool {
+// pageTablesFit reports whether learners learners of the host may each map
+// a cache of cache bytes ahead (see mapAhead): their page tables, 8 bytes
+// per 4 KiB page of it each, may take at most an eighth of the memory kept
+// for the learners. Mapped ahead they take it at once; faulted in on demand
+// they grow only as the epochs meet the pages.
+func pageTablesFit(learners int, cache, memTotal int64) bool {
 	return int64(learners)*(cache/512) <= learnersKeep(memTotal)/8
 }
 
@@ -90,7 +90,7 @@ func (ld *leader) mapsAhead() bool {
 		return false
 	}
 	mem, err := meminfo()
-	return err == nil && mapsAhead(ld.learners*ld.readers, ld.cache.layout.Bytes, mem["MemTotal"])
+	return err == nil && pageTablesFit(ld.learners*ld.readers, ld.cache.layout.Bytes, mem["MemTotal"])
 }
 
 func formatFree(n int64) string {

@@ -49,6 +49,7 @@ type leader struct {
 	stagComm       *mpi.Comm // the node readers' communicator for stagger tokens
 	xchg           *exchanger
 	xchgComm       *mpi.Comm
+	early          *early // nil without an early exchange
 	guard          guard
 	holds          *holdings
 	stats          *runStats
@@ -103,21 +104,21 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 		ld.closeParts()
 		return nil, err
 	}
-	var capacity int64
+	var capacity, spare int64
 	if ld.plan != nil {
 		if err = ld.agreeViews(t); err != nil {
 			ld.closeParts()
 			return nil, err
 		}
 		if err = ld.sizeArena(); err == nil {
-			capacity, err = ld.cacheCapacity(readers)
+			capacity, spare, err = ld.cacheCapacity(readers)
 		}
 		if err = agree(t.Leaders, err); err != nil {
 			ld.closeParts()
 			return nil, err
 		}
 	}
-	if err = ld.connectReaders(t, capacity); err == nil {
+	if err = ld.connectReaders(t, capacity, spare); err == nil {
 		err = ld.openShared(t)
 	}
 	if err = agree(t.Leaders, err); err != nil {
@@ -170,16 +171,17 @@ func readersOnHost(t *topology.Topology) (int, error) {
 }
 
 // connectReaders makes the node readers' communicators and tells every node
-// reader the others' cache capacities. Collective over t.Leaders.
-func (ld *leader) connectReaders(t *topology.Topology, capacity int64) error {
+// reader the others' cache capacities and the memory they have to spare.
+// Collective over t.Leaders.
+func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64) error {
 	if ld.plan != nil {
-		all := make([]int64, t.Nodes)
-		mine := make([]int64, t.Nodes)
-		mine[t.Node] = capacity
+		all := make([]int64, 2*t.Nodes) // capacities, then spare room
+		mine := make([]int64, 2*t.Nodes)
+		mine[t.Node], mine[t.Nodes+t.Node] = capacity, spare
 		if err := t.Leaders.AllreduceInt64(mine, all, mpi.Sum); err != nil {
 			return err
 		}
-		ld.plan.setCaches(all)
+		ld.plan.setCaches(all[:t.Nodes])
 		ld.cache = newNodeCache(ld.plan.cache, ld.ds.src.Blocks(), ld.ds.src.Decoder() != nil)
 		if ld.exchanges() {
 			comm, err := t.Leaders.Split(0, t.Leaders.Rank())
@@ -187,6 +189,9 @@ func (ld *leader) connectReaders(t *topology.Topology, capacity int64) error {
 				return err
 			}
 			ld.xchgComm, ld.xchg = comm, newExchanger(comm, ld.opt.Prefetch+2)
+			if err := ld.planEarly(all[t.Nodes:]); err != nil {
+				return err
+			}
 		}
 	}
 	if !ld.opt.Mode.STAG {
@@ -228,7 +233,7 @@ func (ld *leader) openShared(t *topology.Topology) error {
 		ld.fetch.attach(ld.arena, ld.buf)
 	}
 	if ld.cache != nil {
-		if err := ld.cache.open(shm.JobID()); err != nil {
+		if err := ld.cache.open(shm.JobID(), ld.early.room()); err != nil {
 			return err
 		}
 	}

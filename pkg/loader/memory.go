@@ -30,24 +30,26 @@ func (ld *leader) sizeArena() error {
 // cacheCapacity decides the bytes of this node's cache: none with
 // CacheOff; the asked size, if there is room for it; by default what the
 // node owns, capped at its part of the shared memory and node memory free
-// with headroom for the learners. readers is the number of node readers on
+// with headroom for the learners. spare is what the cache leaves of that
+// budget, for the early exchange. readers is the number of node readers on
 // this host, who share its memory.
-func (ld *leader) cacheCapacity(readers int) (int64, error) {
+func (ld *leader) cacheCapacity(readers int) (capacity, spare int64, err error) {
 	if ld.opt.Cache == CacheOff || ld.view != nil {
-		return 0, nil // with views, the page cache keeps what was read
+		return 0, 0, nil // with views, the page cache keeps what was read
 	}
 	need := ld.plan.cacheNeed()
 	room, why, err := cacheRoom(readers, ld.arenaBytes())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if ld.opt.Cache > 0 {
 		if ld.opt.Cache > room {
-			return 0, fmt.Errorf("%w: --cache %s: %s", ErrBadOption, shm.FormatBytes(ld.opt.Cache), why)
+			return 0, 0, fmt.Errorf("%w: --cache %s: %s", ErrBadOption, shm.FormatBytes(ld.opt.Cache), why)
 		}
-		return min(ld.opt.Cache, need), nil
+		room = ld.opt.Cache
 	}
-	return min(need, room), nil
+	capacity = min(need, room)
+	return capacity, room - capacity, nil
 }
 
 // cacheRoom is the memory one of readers node readers on this host may keep

@@ -34,16 +34,20 @@ func newNodeCache(layout *schedule.Cache, blocks int, decoded bool) *nodeCache {
 	return c
 }
 
-// open creates the segment, sized to the layout.
-func (c *nodeCache) open(job string) error {
-	if c.layout.Bytes == 0 {
+// open creates the segment, sized to the layout, with extra bytes after it
+// (reserved now: the early exchange receives into them).
+func (c *nodeCache) open(job string, extra int64) error {
+	if c.layout.Bytes+extra == 0 {
 		return nil
 	}
-	seg, err := shm.CreateUnnamed(job, c.layout.Bytes, true)
+	seg, err := shm.CreateUnnamed(job, c.layout.Bytes+extra, true)
 	if err != nil {
 		return err
 	}
 	c.seg, c.buf = seg, seg.Bytes()
+	if extra > 0 {
+		return seg.Reserve(c.layout.Bytes, extra)
+	}
 	return nil
 }
 

@@ -32,6 +32,7 @@ type runPlan struct {
 	cuts      []int32 // chunk boundaries, for the Chunk shuffle
 	sched     *schedule.Layout
 	cache     *schedule.Cache // this node's
+	cacheUsed []int64         // every node's cache bytes
 	resume    *State
 	first     struct { // the first epoch of the run, built once
 		ep   *assign.Epoch
@@ -213,8 +214,10 @@ func (p *runPlan) setCaches(capacity []int64) {
 	if p.src.Decoder() != nil {
 		decoded = func(b int32) int64 { return p.src.DecodedLen(int(b)) }
 	}
+	p.cacheUsed = make([]int64, len(capacity))
 	for node, c := range capacity {
 		cache := schedule.PlanCache(p.src.Blocks(), p.owned(node), p.pieces, decoded, p.fillOptions(), alignment, c)
+		p.cacheUsed[node] = cache.Bytes
 		for b, at := range cache.At {
 			if at >= 0 {
 				p.sched.BlockCached[b] = true

@@ -40,11 +40,14 @@ func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<-
 		if err != nil {
 			return err
 		}
-		for _, sw := range p.windows(e, ep, from, ld.slot) {
+		for k, sw := range p.windows(e, ep, from, ld.slot) {
 			if ld.stopAgreed() {
 				return nil
 			}
 			w, err := ld.produceWindow(ctx, ep, sw, e, no, q)
+			if err == nil {
+				err = ld.sendEarly(ctx, e, k, no, q.xchg)
+			}
 			if err != nil {
 				return err
 			}
@@ -83,10 +86,11 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 		readRoom = 0 // learners view the file: reads land in the page cache
 	}
 	crosses := s.Crosses(ep, sw)
+	xwork := ld.early.trim(epoch, work) // what crosses now
 	var recvRoom int64
 	if crosses {
 		recvRoom = int64(ctlBytes * s.Nodes)
-		for _, list := range work.Recv {
+		for _, list := range xwork.Recv {
 			for _, pos := range list {
 				recvRoom += s.PosBytes[pos]
 			}
@@ -138,7 +142,7 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	var op *exchangeOp
 	recvNext := make([]int64, s.Nodes) // next value of each source in the receive region
 	if crosses {
-		op = ld.exchangeOp(work, loc, recvAt, recvRoom, no, st)
+		op = ld.exchangeOp(xwork, loc, ld.buf[recvAt:recvAt+recvRoom], no, st)
 		for src := range recvNext {
 			recvNext[src] = recvAt + int64(op.recvDispls[src]) + ctlBytes
 		}
@@ -156,6 +160,9 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 				if hitBefore[b] {
 					st.cacheHits.Add(1)
 				}
+			} else if off, came, ok := ld.early.received(epoch, pos); ok {
+				it.Segment, it.Offset = segCache, off
+				w.need(i, came)
 			} else {
 				it.Segment, it.Offset = segArena, recvNext[src]
 				recvNext[src] += it.Length
@@ -415,15 +422,15 @@ func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset f
 	}
 }
 
-// exchangeOp lays out the window's exchange: what this node sends from
-// where, and the receive region at recvAt in the arena.
-func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, recvRoom int64, no int, st *epochCounters) *exchangeOp {
+// exchangeOp lays out an exchange: what this node sends from where, and
+// the region it receives into.
+func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recv []byte, no int, st *epochCounters) *exchangeOp {
 	p, s := ld.plan, ld.plan.sched
 	nodes := s.Nodes
 	op := &exchangeOp{signal: newSignal(), no: no, sent: &st.exchangeBytes,
 		sendCounts: make([]int, nodes),
 		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes),
-		recv: ld.buf[recvAt : recvAt+recvRoom]}
+		recv: recv}
 	recvOff := 0
 	for n := range nodes {
 		op.recvDispls[n] = recvOff
@@ -441,8 +448,8 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recvAt, re
 		}
 		recvOff += op.recvCounts[n]
 	}
-	if int64(recvOff) != recvRoom {
-		panic(fmt.Sprintf("loader: exchange receives %d bytes in a region of %d", recvOff, recvRoom))
+	if recvOff != len(recv) {
+		panic(fmt.Sprintf("loader: exchange receives %d bytes in a region of %d", recvOff, len(recv)))
 	}
 	return op
 }

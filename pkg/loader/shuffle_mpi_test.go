@@ -290,6 +290,74 @@ func TestMPIShuffles(t *testing.T) {
 	})
 }
 
+// TestMPIEarlyExchange: the records that cross between nodes in the epoch
+// after the fill go during the fill instead: all of them when a node may
+// keep as much as its cache (with locality, a node receives far less than
+// it holds), a part when it may keep a 40th of it without locality (a node
+// then receives at least half of what its learners take). The batches,
+// orders and digests do not change, only which epoch the bytes cross in.
+func TestMPIEarlyExchange(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	for _, per := range splits() {
+		if per == job.Size {
+			continue
+		}
+		for _, sh := range []sampler.Shuffle{sampler.Chunk, sampler.Global} {
+			for _, locality := range []loader.Switch{loader.On, loader.Off} {
+				opt := loader.Options{Batch: 5, Remainder: assign.Keep, Epochs: 3, Shuffle: sh, Seed: 7, Locality: locality,
+					ChunkBytes: 64 << 10, ChunkWindow: 3, Window: 256 << 10, Views: loader.ViewsOff}
+				what := fmt.Sprintf("%d per node, %v, locality %v", per, sh, locality)
+				restore := loader.SetEarlyShare(0)
+				off, ok := readRun(t, fx, opt, per, 0)
+				restore()
+				if !ok {
+					return
+				}
+				shares := map[loader.Switch][]int64{loader.On: {1, 4}, loader.Off: {4, 40}}[locality]
+				for _, share := range shares {
+					restore := loader.SetEarlyShare(share)
+					on, ok := readRun(t, fx, opt, per, 0)
+					restore()
+					if !ok {
+						return
+					}
+					checkEarly(t, fmt.Sprintf("%s, share 1/%d", what, share), off, on, map[int64]string{1: "all", 40: "part"}[share])
+				}
+			}
+		}
+	}
+}
+
+// checkEarly compares a run with the early exchange to one without; want
+// says how much of the epoch after the fill should go early: "all",
+// "part", or "" for any.
+func checkEarly(t *testing.T, what string, off, on *outcome, want string) {
+	t.Helper()
+	if !slices.Equal(off.orders, on.orders) || !slices.Equal(off.digests, on.digests) {
+		t.Errorf("%s: orders %v digests %x, without the early exchange %v %x", what, on.orders, on.digests, off.orders, off.digests)
+	}
+	x0, x1 := on.stats[0].ExchangeBytes, on.stats[1].ExchangeBytes
+	y0, y1 := off.stats[0].ExchangeBytes, off.stats[1].ExchangeBytes
+	went := x0 - y0
+	switch {
+	case x0+x1 != y0+y1 || on.stats[2].ExchangeBytes != off.stats[2].ExchangeBytes:
+		t.Errorf("%s: exchanged %d %d %d bytes by epoch, without the early exchange %d %d %d", what,
+			x0, x1, on.stats[2].ExchangeBytes, y0, y1, off.stats[2].ExchangeBytes)
+	case y1 > 0 && went <= 0:
+		t.Errorf("%s: nothing of epoch 1's %d bytes crossed early", what, y1)
+	case want == "all" && x1 != 0:
+		t.Errorf("%s: %d of epoch 1's %d bytes crossed late, with room for all", what, x1, y1)
+	case want == "part" && x1 == 0:
+		t.Errorf("%s: all of epoch 1's %d bytes crossed early, with room for a part", what, y1)
+	}
+	for e := range on.stats {
+		if on.stats[e].StorageBytes != off.stats[e].StorageBytes || on.stats[e].CacheHits != off.stats[e].CacheHits {
+			t.Errorf("%s: epoch %d read %d bytes with %d cache hits, without the early exchange %d with %d", what, e,
+				on.stats[e].StorageBytes, on.stats[e].CacheHits, off.stats[e].StorageBytes, off.stats[e].CacheHits)
+		}
+	}
+}
+
 // TestMPILocality: on more than one node, locality-aware assignment moves
 // fewer bytes between nodes than the plain one, same seed, same batches.
 func TestMPILocality(t *testing.T) {

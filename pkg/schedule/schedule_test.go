@@ -32,12 +32,18 @@ func testLayout(n, perBlock, nodes int, cached float64) *Layout {
 
 func epochFor(t *testing.T, l *Layout, sizes []int, batch int, locality bool) *assign.Epoch {
 	t.Helper()
-	order := sampler.Order(sampler.Options{Shuffle: sampler.Global, Seed: 4}, 0, len(l.PosBlock), nil)
+	return epochOf(t, l, assign.Layout{Batch: batch, NodeSizes: sizes, Remainder: assign.Keep}, locality, 0)
+}
+
+// epochOf is epoch number epoch of a global shuffle on layout al.
+func epochOf(t *testing.T, l *Layout, al assign.Layout, locality bool, epoch int) *assign.Epoch {
+	t.Helper()
+	order := sampler.Order(sampler.Options{Shuffle: sampler.Global, Seed: 4}, epoch, len(l.PosBlock), nil)
 	var owners assign.Owners
 	if locality {
 		owners = l.Owners()
 	}
-	e, err := assign.Ordered(order, assign.Layout{Batch: batch, NodeSizes: sizes, Remainder: assign.Keep}, owners)
+	e, err := assign.Ordered(order, al, owners)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,131 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lmdbio/lmdbio/pkg/schedule"
+)
+
+// earlyShare bounds the room a node keeps for records received early: at
+// most 1/earlyShare of its cache, and only memory its cache budget leaves
+// over (0 turns the early exchange off).
+var earlyShare int64 = 4
+
+// early is the node reader's part of the early exchanges (see
+// schedule.Early): the records that cross between nodes in the epoch after
+// the one that fills the caches, sent during the fill, and kept on arrival
+// in room after the node's cache, where that epoch's batches point.
+type early struct {
+	epoch int // the epoch whose records go early
+	split *schedule.Early
+	at    map[int32]earlyAt // where each record received early lies
+	base  []int64           // each early exchange's receive region in the cache segment
+	size  []int64
+	ops   []*exchangeOp // the early exchanges, made as the fill windows are
+	bytes int64         // the receive room, after the cache's own bytes
+}
+
+// earlyAt is where a record received early lies in the cache segment, and
+// the early exchange that brings it.
+type earlyAt struct {
+	off int64
+	op  int
+}
+
+// room is the cache segment's bytes after the cache's own.
+func (x *early) room() int64 {
+	if x == nil {
+		return 0
+	}
+	return x.bytes
+}
+
+// planEarly splits off the next epoch's crossing records when there is an
+// epoch after the one that fills the caches. spare is every node's memory
+// left over by its cache budget. The receive regions are laid out as the
+// exchanges fill them: per exchange, per source node, a control word and
+// the values.
+func (ld *leader) planEarly(spare []int64) error {
+	p, s := ld.plan, ld.plan.sched
+	fill := p.firstEpoch()
+	if earlyShare <= 0 || fill+1 >= ld.opt.Epochs {
+		return nil
+	}
+	next, _, err := p.epoch(fill + 1)
+	if err != nil {
+		return err
+	}
+	wins := p.windows(fill, p.first.ep, p.first.from, ld.slot)
+	room := make([]int64, s.Nodes)
+	for d := range room {
+		room[d] = max(0, min(spare[d], p.cacheUsed[d]/earlyShare)-int64(ctlBytes*s.Nodes*len(wins)))
+	}
+	x := &early{epoch: fill + 1, split: s.Early(p.first.ep, wins, next, room, ld.node), at: map[int32]earlyAt{},
+		base: make([]int64, len(wins)), size: make([]int64, len(wins)), ops: make([]*exchangeOp, len(wins))}
+	at := p.cache.Bytes
+	for k := range wins {
+		if !x.split.Busy[k] {
+			continue
+		}
+		x.base[k] = at
+		for _, list := range x.split.Recv[k] {
+			at += ctlBytes
+			for _, pos := range list {
+				x.at[pos] = earlyAt{off: at, op: k}
+				at += s.PosBytes[pos]
+			}
+		}
+		x.size[k] = at - x.base[k]
+	}
+	x.bytes = at - p.cache.Bytes
+	ld.early = x
+	return nil
+}
+
+// sendEarly queues the early exchange that follows window k of epoch, if
+// one does: its records come from the cache, loaded by then or being
+// loaded, and land in the room after it.
+func (ld *leader) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *exchangeOp) error {
+	x := ld.early
+	if x == nil || epoch != x.epoch-1 || !x.split.Busy[k] {
+		return nil
+	}
+	p := ld.plan
+	work := schedule.Work{Send: x.split.Send[k], Recv: x.split.Recv[k]}
+	loc := map[int32]where{}
+	for _, list := range work.Send {
+		for _, pos := range list {
+			b := p.sched.PosBlock[pos]
+			done := ld.cache.loaded(b)
+			if done == nil {
+				return fmt.Errorf("loader: block %d is to be sent early before it is loaded", b)
+			}
+			loc[b] = where{seg: segCache, off: p.cache.At[b], done: done}
+		}
+	}
+	op := ld.exchangeOp(work, loc, ld.cache.buf[x.base[k]:x.base[k]+x.size[k]], no, ld.stats.epoch(epoch))
+	x.ops[k] = op
+	return sendCtx(ctx, xq, op)
+}
+
+// trim drops from a window's work in epoch the records that went early.
+func (x *early) trim(epoch int, w schedule.Work) schedule.Work {
+	if x == nil || epoch != x.epoch {
+		return w
+	}
+	return x.split.Trim(w)
+}
+
+// received says where record position pos of epoch lies when it came
+// early, and the exchange that brought it.
+func (x *early) received(epoch int, pos int32) (off int64, op *exchangeOp, ok bool) {
+	if x == nil || epoch != x.epoch {
+		return 0, nil, false
+	}
+	a, ok := x.at[pos]
+	if !ok {
+		return 0, nil, false
+	}
+	return a.off, x.ops[a.op], true
+}

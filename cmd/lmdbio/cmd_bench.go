@@ -95,9 +95,12 @@ larger of both spreads and 10%) is flagged above_limit in its summary line.
 subprocesses (torch-readahead, torch-noreadahead: PyTorch DataLoader over
 py-lmdb; torch-ddp: a PyTorch DDP job, one DataLoader per rank reading its
 DistributedSampler share, the node's --peer-workers shared between its
-ranks; caffe: a Caffe-MPI-style reader on every rank; for HDF5 files
-torch-h5py and torch-h5py-noshuffle: PyTorch DataLoader over h5py, one
-h5py.File per worker). Torch peers read as many epochs as --epochs.
+ranks; caffe: a Caffe-MPI-style reader on every rank; torch-lmdbio: a
+PyTorch loop over lmdbio's Python binding, its learners started by lmdbio
+run --agent, in the file's order like the default mode it is compared
+with; for HDF5 files torch-h5py and torch-h5py-noshuffle: PyTorch
+DataLoader over h5py, one h5py.File per worker). Torch peers but
+torch-lmdbio read as many epochs as --epochs.
 
 --shuffle, --locality and --stagger take lists here: every mode that reads
 through the index is measured with every shuffle (each chunk or global

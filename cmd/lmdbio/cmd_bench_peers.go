@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
@@ -102,7 +103,10 @@ func (r *benchRun) peerArgs(p string, c bench.ConsumerKind, rank, world int) []s
 	case "torch-lmdbio": // learners through lmdbio run --agent, on as many nodes as the job's ranks
 		self, _ := os.Executable()
 		nodes, perNode := r.agentLearners()
-		args = append(args, "--lmdbio", self, "--nodes", strconv.Itoa(nodes), "--learners-per-node", strconv.Itoa(perNode))
+		// In the file's order, as the default mode it is compared with:
+		// the binding's cost, not a shuffle's.
+		args = append(args, "--lmdbio", self, "--nodes", strconv.Itoa(nodes), "--learners-per-node", strconv.Itoa(perNode),
+			"--shuffle", sampler.None.String())
 	}
 	if benchPeerEpochs(p) {
 		args = append(args, "--epochs", strconv.Itoa(r.cfg.lopt.Epochs))

@@ -22,7 +22,8 @@
 // range of the file; the run's plan (plan.go) says which, and package
 // schedule cuts each epoch into windows every node cuts alike, and says what
 // each node loads, sends and receives in a window. Records reach a learner
-// from storage, from the node's cache or from another node (exchange.go).
+// from storage, from the node's cache or from another node (exchange.go;
+// early.go sends the next epoch's crossing records while the caches fill).
 //
 // Where a learner's values live:
 //

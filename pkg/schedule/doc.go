@@ -11,7 +11,8 @@
 // the node that owns its block; from that node's cache; or from a peer node
 // that owns it, through the node readers' exchange. The owner always
 // produces the record; a learner on another node receives it in the
-// window's exchange.
+// window's exchange, or, in the epoch after the one that fills the caches,
+// in an early exchange during the fill (Early).
 //
 // Windows are groups of consecutive rounds. Every node computes the same
 // cut, because the cut bounds the shared memory of every node at once: a

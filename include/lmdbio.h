@@ -215,7 +215,8 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *   chunk-window=N shuffle=chunk: chunks shuffled together (8)
  *   locality=on|off  learners first take the records their node holds (on)
  *   cache=C        shared memory per node kept for the samples it loaded:
- *                  auto (what fits, default), off, or a SIZE
+ *                  auto (what fits, default; none for a single epoch in
+ *                  the file's order), off, or a SIZE
  *   dataset=NAME   HDF5: the dataset whose rows are the records (data)
  *   labels=NAME    HDF5: the labels dataset (label if the file has one;
  *                  none for no labels), delivered in lmdbio_batch.labels

@@ -65,7 +65,7 @@ func (f *loaderFlags) register(fs *pflag.FlagSet, remainder string) {
 	fs.StringVar(&f.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")
 	fs.StringVar(&f.labels, "labels", "", "HDF5: the labels dataset delivered with the rows (default label, if the file has one; none for no labels)")
 	fs.StringVar(&f.views, "views", "auto", "learners read values through a read-only mapping of the data file where that is safe: on, off, or auto (for a single epoch or without --cache)")
-	fs.StringVar(&f.cache, "cache", "auto", "shared memory per node for a cache of the samples it loaded, never evicted: a size, auto (what fits) or 0 (off)")
+	fs.StringVar(&f.cache, "cache", "auto", "shared memory per node for a cache of the samples it loaded, never evicted: a size, auto (what fits; none for a single epoch in the file's order, which reads no sample twice) or 0 (off)")
 }
 
 // options turns the flags into loader options; remainder overrides the flag

@@ -30,12 +30,16 @@ func (ld *leader) sizeArena() error {
 // cacheCapacity decides the bytes of this node's cache: none with
 // CacheOff; the asked size, if there is room for it; by default what the
 // node owns, capped at its part of the shared memory and node memory free
-// with headroom for the learners. spare is what the cache leaves of that
-// budget, for the early exchange. readers is the number of node readers on
-// this host, who share its memory.
+// with headroom for the learners, and none when no record could come from
+// it (see cacheServes). spare is what the cache leaves of that budget, for
+// the early exchange. readers is the number of node readers on this host,
+// who share its memory.
 func (ld *leader) cacheCapacity(readers int) (capacity, spare int64, err error) {
 	if ld.opt.Cache == CacheOff || ld.view != nil {
 		return 0, 0, nil // with views, the page cache keeps what was read
+	}
+	if ld.opt.Cache == 0 && !cacheServes(ld.opt.Shuffle, ld.opt.Epochs-ld.plan.firstEpoch()) {
+		return 0, 0, nil
 	}
 	need := ld.plan.cacheNeed()
 	room, why, err := cacheRoom(readers, ld.arenaBytes())
@@ -50,6 +54,21 @@ func (ld *leader) cacheCapacity(readers int) (capacity, spare int64, err error) 
 	}
 	capacity = min(need, room)
 	return capacity, room - capacity, nil
+}
+
+// cacheServes reports whether a node cache can deliver a record of a run
+// with epochsLeft epochs to go in order shuffle: an epoch after the one
+// that fills it reads from it, and so does a shuffled epoch, whose windows
+// draw on blocks that earlier windows loaded. A single epoch in the file's
+// order delivers every block's records in the windows that read it, and
+// never again: a cache would only take a fresh page of shared memory for
+// every byte read (allocated and zeroed by the kernel before the read, and
+// faulted into the learners that touch it), where the arena's windows
+// reuse theirs. Measured through a FUSE client with O_DIRECT, 4 learners
+// on 2 cores: 918 MB/s without it against 845 with it, the first batch
+// after 0.19 s instead of 0.5 s.
+func cacheServes(shuffle sampler.Shuffle, epochsLeft int) bool {
+	return epochsLeft > 1 || shuffle != sampler.None
 }
 
 // cacheRoom is the memory one of readers node readers on this host may keep

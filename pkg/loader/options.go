@@ -27,8 +27,9 @@ type Options struct {
 
 	// Cache is the bytes of shared memory each node keeps the samples it
 	// loaded in, never evicting: 0 picks what fits in free shared memory and
-	// node memory with headroom (capped at what the node owns), CacheOff
-	// turns it off.
+	// node memory with headroom (capped at what the node owns), and none
+	// for a single epoch in the file's order, which never reads a sample
+	// twice; CacheOff turns it off.
 	Cache int64
 	// Resume continues the run a State describes: the records of its epoch
 	// not yet delivered, then the epochs after it.

@@ -41,6 +41,7 @@ type outcome struct {
 	stats   []loader.EpochStats // per epoch: summed over ranks
 	state   loader.State        // where it stopped
 	records [][]int64           // per epoch: the records this rank got
+	cache   int64               // CacheBytes of this rank's loader
 }
 
 // readRun opens fx on the virtual topology of perNode ranks per node,
@@ -60,7 +61,7 @@ func readRun(t *testing.T, fx *fixture, opt loader.Options, perNode, stop int) (
 		return nil, false
 	}
 	d := &delivery{}
-	r := &outcome{}
+	r := &outcome{cache: ld.CacheBytes()}
 	first := ld.Epoch()
 	rounds := map[int][]int64{}
 	var digest uint64
@@ -395,6 +396,51 @@ func TestMPISmallCache(t *testing.T) {
 		}
 		if r.stats[1].StorageBytes == 0 || r.stats[1].CacheHits == 0 {
 			t.Errorf("%v: epoch 1 read %d bytes from storage with %d cache hits: want both", sh, r.stats[1].StorageBytes, r.stats[1].CacheHits)
+		}
+	}
+}
+
+// TestMPICacheWhereItServes: by default a node keeps a cache only where a
+// record can come from it, a later epoch or a shuffled one; a single epoch
+// in the file's order reads through the arena alone, delivers every record
+// once and reads no more from storage than with a cache. A cache asked for
+// by size is kept.
+func TestMPICacheWhereItServes(t *testing.T) {
+	fx := makeFixture(t, "mixed", mixedDB)
+	base := loader.Options{Batch: 4, Remainder: assign.Keep, Seed: 5, ChunkBytes: 64 << 10, Window: 128 << 10,
+		Views: loader.ViewsOff}
+	cases := []struct {
+		shuffle sampler.Shuffle
+		epochs  int
+		cache   int64
+		want    bool // a cache
+	}{
+		{sampler.None, 1, 0, false},
+		{sampler.None, 2, 0, true},
+		{sampler.Global, 1, 0, true},
+		{sampler.Chunk, 1, 0, true},
+		{sampler.Local, 1, 0, true},
+		{sampler.None, 1, 16 << 20, true},
+	}
+	for _, per := range splits() {
+		storage := map[int64]int64{} // epoch 0's storage bytes of the file's order, by cache option
+		for _, c := range cases {
+			opt := base
+			opt.Shuffle, opt.Epochs, opt.Cache = c.shuffle, c.epochs, c.cache
+			what := fmt.Sprintf("%d per node, %v, %d epochs, cache %d", per, c.shuffle, c.epochs, c.cache)
+			r, ok := readRun(t, fx, opt, per, 0)
+			if !ok {
+				return
+			}
+			if got := r.cache > 0; got != c.want {
+				t.Errorf("%s: rank %d has a cache of %d bytes, want one: %v", what, job.Rank, r.cache, c.want)
+			}
+			if c.shuffle == sampler.None && c.epochs == 1 {
+				storage[c.cache] = r.stats[0].StorageBytes
+			}
+		}
+		if without, with := storage[0], storage[16<<20]; without == 0 || without > with {
+			t.Errorf("%d per node: one epoch in the file's order read %d bytes from storage without a cache, %d with one", per, without, with)
 		}
 	}
 }

@@ -56,6 +56,7 @@ func (ld *leader) planEarly(spare []int64) error {
 	if err != nil {
 		return err
 	}
+	p.next = next // built once: production asks for it again
 	wins := p.windows(fill, p.first.ep, p.first.from, ld.slot)
 	room := make([]int64, s.Nodes)
 	for d := range room {
@@ -97,11 +98,9 @@ func (ld *leader) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *ex
 	for _, list := range work.Send {
 		for _, pos := range list {
 			b := p.sched.PosBlock[pos]
-			done := ld.cache.loaded(b)
-			if done == nil {
+			if loc[b] = ld.cached(b); loc[b].done == nil {
 				return fmt.Errorf("loader: block %d is to be sent early before it is loaded", b)
 			}
-			loc[b] = where{seg: segCache, off: p.cache.At[b], done: done}
 		}
 	}
 	op := ld.exchangeOp(work, loc, ld.cache.buf[x.base[k]:x.base[k]+x.size[k]], no, ld.stats.epoch(epoch))

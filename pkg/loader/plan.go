@@ -34,7 +34,8 @@ type runPlan struct {
 	cache     *schedule.Cache // this node's
 	cacheUsed []int64         // every node's cache bytes
 	resume    *State
-	first     struct { // the first epoch of the run, built once
+	next      *assign.Epoch // the epoch after the first, when the early exchange built it at Open
+	first     struct {      // the first epoch of the run, built once
 		ep   *assign.Epoch
 		from int
 	}
@@ -257,6 +258,9 @@ func (p *runPlan) samplerOptions() sampler.Options {
 func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
 	if p.first.ep != nil && e == p.firstEpoch() {
 		return p.first.ep, p.first.from, nil
+	}
+	if p.next != nil && e == p.firstEpoch()+1 {
+		return p.next, 0, nil
 	}
 	if r := p.resume; r != nil && e == r.Epoch && r.GlobalBatches > 0 && !p.sameWorld(r) && !p.opt.Shuffle.WorldIndependent() {
 		ep, err := p.remainder(r)

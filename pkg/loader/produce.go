@@ -122,7 +122,7 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	}
 	for _, b := range work.Blocks {
 		if p.cache.Cached(b) {
-			loc[b] = where{seg: segCache, off: p.cache.At[b], done: ld.cache.loaded(b)}
+			loc[b] = ld.cached(b)
 		}
 	}
 	if ld.view != nil {
@@ -191,6 +191,12 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 		}
 	}
 	return w, nil
+}
+
+// cached says where cached block b lies in the cache segment and what
+// loads it there (nil if nothing was asked to).
+func (ld *leader) cached(b int32) where {
+	return where{seg: segCache, off: ld.plan.cache.At[b], done: ld.cache.loaded(b)}
 }
 
 // putMeta copies a key or label into the arena at *at, moves *at past it

@@ -50,7 +50,6 @@ type exchangeOp struct {
 	recvCounts, recvDispls []int
 	parts                  [][]sendPart // by destination node
 	recv                   []byte
-	sent                   *atomic.Int64 // the epoch's exchange bytes
 }
 
 // sendPart is one record's value to send, and what must finish before it
@@ -109,7 +108,7 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	}
 	own := op.recv[op.recvDispls[me] : op.recvDispls[me]+op.recvCounts[me]]
 	if err == nil {
-		_, err = packers[me].next(ctx, own, op.sent)
+		_, err = packers[me].next(ctx, own)
 	}
 	for more := true; more && err == nil; {
 		more = false
@@ -118,7 +117,7 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 				continue
 			}
 			more = true
-			if err = x.sendPiece(ctx, &packers[d], d, op.sent); err != nil {
+			if err = x.sendPiece(ctx, &packers[d], d); err != nil {
 				break
 			}
 		}
@@ -148,12 +147,12 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 
 // sendPiece packs p's next piece into a buffer of the ring and sends it to
 // peer.
-func (x *exchanger) sendPiece(ctx context.Context, p *packer, peer int, sent *atomic.Int64) error {
+func (x *exchanger) sendPiece(ctx context.Context, p *packer, peer int) error {
 	buf, err := x.ring.take()
 	if err != nil {
 		return err
 	}
-	piece, err := p.next(ctx, buf, sent)
+	piece, err := p.next(ctx, buf)
 	if err != nil {
 		return err
 	}
@@ -252,9 +251,9 @@ func newPacker(ctl []byte, parts []sendPart, total int) packer {
 }
 
 // next packs the next piece of the stream into the start of buf, as much as
-// buf holds, waiting for the records it holds to be loaded; it counts their
-// bytes to sent and returns the piece, nil once all is packed.
-func (p *packer) next(ctx context.Context, buf []byte, sent *atomic.Int64) ([]byte, error) {
+// buf holds, waiting for the records it holds to be loaded, and returns
+// the piece, nil once all is packed.
+func (p *packer) next(ctx context.Context, buf []byte) ([]byte, error) {
 	piece := buf[:min(len(buf), p.left)]
 	for at := 0; at < len(piece); {
 		part := p.parts[p.part]
@@ -266,9 +265,6 @@ func (p *packer) next(ctx context.Context, buf []byte, sent *atomic.Int64) ([]by
 		n := copy(piece[at:], part.value[p.offset:])
 		at += n
 		p.offset += n
-		if p.part > 0 && sent != nil {
-			sent.Add(int64(n))
-		}
 		if p.offset == len(part.value) {
 			p.part, p.offset = p.part+1, 0
 		}

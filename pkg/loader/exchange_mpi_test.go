@@ -3,7 +3,6 @@ package loader
 import (
 	"bytes"
 	"context"
-	"sync/atomic"
 	"testing"
 
 	"github.com/lmdbio/lmdbio/mpi"
@@ -27,7 +26,7 @@ func pattern(from, to, n int) []byte {
 // TestMPIExchangePieces runs exchanges over the world whose parts are
 // several pieces long, of sizes that are not multiples of a piece and
 // differ by pair, one of them empty but for its control word, and checks
-// every byte received and the bytes counted as sent.
+// every byte received.
 func TestMPIExchangePieces(t *testing.T) {
 	comm := mpi.World()
 	me, nodes := comm.Rank(), comm.Size()
@@ -39,18 +38,16 @@ func TestMPIExchangePieces(t *testing.T) {
 	}
 	x := newExchanger(comm, 1)
 	for no := range 2 {
-		op := &exchangeOp{signal: newSignal(), no: no, sent: &atomic.Int64{},
+		op := &exchangeOp{signal: newSignal(), no: no,
 			sendCounts: make([]int, nodes),
 			recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes)}
 		recvAt := 0
-		var want int64
 		for n := range nodes {
 			op.recvDispls[n] = recvAt
 			op.sendCounts[n] = ctlBytes + size(me, n)
 			op.recvCounts[n] = ctlBytes + size(n, me)
 			if v := pattern(me, n, size(me, n)); len(v) > 0 {
 				op.parts[n] = []sendPart{{value: v[:len(v)/3], need: done{}}, {value: v[len(v)/3:], need: done{}}}
-				want += int64(len(v))
 			}
 			recvAt += op.recvCounts[n]
 		}
@@ -63,9 +60,6 @@ func TestMPIExchangePieces(t *testing.T) {
 			if !bytes.Equal(got, pattern(n, me, size(n, me))) {
 				t.Errorf("exchange %d: node %d's %d bytes from node %d differ", no, me, len(got), n)
 			}
-		}
-		if got := op.sent.Load(); got != want {
-			t.Errorf("exchange %d: counted %d bytes sent, want %d", no, got, want)
 		}
 	}
 }

@@ -429,11 +429,15 @@ func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset f
 }
 
 // exchangeOp lays out an exchange: what this node sends from where, and
-// the region it receives into.
+// the region it receives into. Its bytes count to st's exchange bytes now,
+// as it is laid out, not as they are sent: an epoch's exchanges are all
+// laid out before its end reaches the learners, and its figures are then
+// complete, while the last sends (to other nodes, or early for the next
+// epoch) may still be under way.
 func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recv []byte, no int, st *epochCounters) *exchangeOp {
 	p, s := ld.plan, ld.plan.sched
 	nodes := s.Nodes
-	op := &exchangeOp{signal: newSignal(), no: no, sent: &st.exchangeBytes,
+	op := &exchangeOp{signal: newSignal(), no: no,
 		sendCounts: make([]int, nodes),
 		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes),
 		recv: recv}
@@ -448,6 +452,7 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recv []byt
 			at := l.off + p.blockOff[rec]
 			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], need: l.done})
 			op.sendCounts[n] += int(s.PosBytes[pos])
+			st.exchangeBytes.Add(s.PosBytes[pos])
 		}
 		for _, pos := range work.Recv[n] {
 			op.recvCounts[n] += int(s.PosBytes[pos])

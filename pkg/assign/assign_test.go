@@ -160,6 +160,62 @@ func TestLocalityKeepsGlobalBatches(t *testing.T) {
 	}
 }
 
+// TestLocalityHomes: with locality, every learner takes as many positions
+// of its home range as its node's share of the global batch holds and its
+// batch has room for, in every round: no other split of the same node
+// shares gives it more. Over an epoch, most positions reach their home
+// learner (without the homes a node's learners split its share in order,
+// and a learner got about 1/size of its positions from its home range).
+func TestLocalityHomes(t *testing.T) {
+	const n = 2000
+	for _, nodes := range [][]int{{4}, {2, 2}, {3, 1, 2}, {4, 4}} {
+		for _, rem := range []Remainder{Keep, Pad} {
+			l := Layout{Batch: 16, NodeSizes: nodes, Remainder: rem}
+			order := sampler.Order(sampler.Options{Shuffle: sampler.Global, Seed: 5}, 2, n, nil)
+			owners := ownedBy(n, nodes)
+			e, err := Ordered(order, l, owners)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := []int{0}
+			for _, size := range nodes {
+				first = append(first, first[len(first)-1]+size)
+			}
+			h := newHomes(order, owners, first)
+			home, all := 0, 0
+			for round := range e.Rounds() {
+				for node := range e.Nodes() {
+					homed := map[int]int{} // the node's positions of the round, by home learner
+					for local := range e.NodeSize(node) {
+						for _, p := range e.Batch(node, local, round) {
+							if owners(p) == node {
+								homed[h.learner(p, node)]++
+							}
+						}
+					}
+					for local := range e.NodeSize(node) {
+						j, got := first[node]+local, 0
+						batch := e.Batch(node, local, round)
+						for _, p := range batch {
+							if owners(p) == node && h.learner(p, node) == j {
+								got++
+							}
+						}
+						if want := min(len(batch), homed[j]); got != want {
+							t.Fatalf("%v %v round %d: learner %d got %d positions of its home range, could have %d", nodes, rem, round, j, got, want)
+						}
+						home += got
+						all += len(batch)
+					}
+				}
+			}
+			if home*10 < all*8 {
+				t.Errorf("%v %v: %d of %d positions reached their home learner", nodes, rem, home, all)
+			}
+		}
+	}
+}
+
 // crossing counts the positions of round that go to a node other than
 // their owner.
 func crossing(e *Epoch, round int, owners Owners) int {

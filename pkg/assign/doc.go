@@ -24,6 +24,10 @@
 //     batch that it owns, up to what its learners need, and the surplus of
 //     the others is moved to the nodes short of positions; the set of
 //     positions in a global batch does not change, only who gets which.
+//     Within a node the same rule shares the node's positions out to its
+//     learners: each first takes those of its home range, its stretch of
+//     what the node owns, so that a learner meets the same records of the
+//     node's cache in every epoch.
 //
 // How the positions that do not fill a round are treated is the Remainder.
 //

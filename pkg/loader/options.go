@@ -47,7 +47,8 @@ type Options struct {
 	// Direct reads the data file with O_DIRECT, bypassing the page cache.
 	// Without it, the node readers still read with O_DIRECT where the file
 	// lies on a network or cluster file system (NFS, Lustre, GPFS, BeeGFS,
-	// CephFS, SMB, FUSE) that takes it on every node, unless Views is on;
+	// CephFS, SMB, FUSE), and where they fill node caches from a file that
+	// is not in the page cache, if every node can, unless Views is on;
 	// Loader.Direct says what they do.
 	Direct   bool
 	Stagger  int   // node readers on storage at once with STAG; default DefaultStagger

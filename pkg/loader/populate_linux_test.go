@@ -44,3 +44,47 @@ func TestPopulate(t *testing.T) {
 		t.Error("populate returned, but the span is not in the page cache")
 	}
 }
+
+// TestShareCached: a node's share counts as cached when most of its pages
+// are in the page cache, and only its own share counts.
+func TestShareCached(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data")
+	const size = 1 << 20
+	if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	v, err := openView(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if in, _ := v.residentPages(0, size); in > 0 {
+		t.Skip("the file system keeps the file in memory (tmpfs?): nothing is ever out of the page cache")
+	}
+	if shareCached(path, 0, 1) {
+		t.Error("nothing was read, but the file counts as cached")
+	}
+	if _, err := f.ReadAt(make([]byte, size/2), 0); err != nil { // node 0's half of 2
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(int(f.Fd()), size/2, 0, unix.FADV_DONTNEED); err != nil { // what readahead took of node 1's
+		t.Fatal(err)
+	}
+	if !shareCached(path, 0, 2) {
+		t.Error("node 0 of 2: its half was read, but its share does not count as cached")
+	}
+	if shareCached(path, 1, 2) {
+		t.Error("node 1 of 2: its half was not read, but its share counts as cached")
+	}
+}

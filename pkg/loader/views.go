@@ -76,29 +76,33 @@ func (v *fileView) Close() error {
 	return err
 }
 
-// resident reports whether every page of [off, off+n) is in the page cache
-// (mincore).
+// resident reports whether every page of [off, off+n) is in the page cache.
 func (v *fileView) resident(off, n int64) bool {
+	in, all := v.residentPages(off, n)
+	return in == all
+}
+
+// residentPages counts the pages of [off, off+n) that are in the page cache
+// (mincore), and all of its pages; none are when mincore fails.
+func (v *fileView) residentPages(off, n int64) (in, all int) {
 	if n <= 0 {
-		return true
+		return 0, 0
 	}
 	page := int64(os.Getpagesize())
 	start, end := off/page*page, min((off+n+page-1)/page*page, int64(len(v.mem)))
 	if start >= end {
-		return false
+		return 0, 1
 	}
 	vec := make([]byte, (end-start+page-1)/page) // the file's last page may be partial
 	mem := v.mem[start:end]
 	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
 	if errno != 0 {
-		return false
+		return 0, len(vec)
 	}
 	for _, b := range vec {
-		if b&1 == 0 {
-			return false
-		}
+		in += int(b & 1)
 	}
-	return true
+	return in, len(vec)
 }
 
 // viewable reports whether this node's learners may view the data file:

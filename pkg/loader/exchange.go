@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -53,10 +54,34 @@ type exchangeOp struct {
 }
 
 // sendPart is one record's value to send, and what must finish before it
-// may be read.
+// may be read. value is the node reader's view of it; file, when set,
+// holds the same bytes at at, for pread.
 type sendPart struct {
 	value []byte
+	file  io.ReaderAt
+	at    int64
 	need  completion
+}
+
+// preadFrom is the size from which a value is packed with pread from its
+// segment's file rather than copied from the node reader's mapping. A
+// process pays for its first touch of every page of its mapping (16 µs a
+// page measured on a virtual machine that shadows page tables; 0.04 µs
+// once touched), and the node reader has not touched what it read with
+// O_DIRECT or what its cache took in an earlier epoch: the kernel's copy
+// through its own mapping skips that (measured there, packing a cached
+// epoch's 18 MB per node: the copies took 0.28 s of CPU of the exchange's
+// 0.6 s). Smaller values share their pages with others and cost a system
+// call each.
+const preadFrom = 16 << 10
+
+// copyTo copies the part's bytes from offset on into dst, as many as fit.
+func (s sendPart) copyTo(dst []byte, offset int) (int, error) {
+	n := min(len(dst), len(s.value)-offset)
+	if s.file == nil || len(s.value) < preadFrom {
+		return copy(dst, s.value[offset:offset+n]), nil
+	}
+	return s.file.ReadAt(dst[:n], s.at+int64(offset))
 }
 
 func newExchanger(comm *mpi.Comm, depth int) *exchanger {
@@ -262,7 +287,10 @@ func (p *packer) next(ctx context.Context, buf []byte) ([]byte, error) {
 				return nil, err
 			}
 		}
-		n := copy(piece[at:], part.value[p.offset:])
+		n, err := part.copyTo(piece[at:], p.offset)
+		if err != nil {
+			return nil, fmt.Errorf("packing a record to send: %w", err)
+		}
 		at += n
 		p.offset += n
 		if p.offset == len(part.value) {

@@ -25,8 +25,9 @@ func pattern(from, to, n int) []byte {
 
 // TestMPIExchangePieces runs exchanges over the world whose parts are
 // several pieces long, of sizes that are not multiples of a piece and
-// differ by pair, one of them empty but for its control word, and checks
-// every byte received.
+// differ by pair, one of them empty but for its control word, some copied
+// from their views and some read from their files, and checks every byte
+// received.
 func TestMPIExchangePieces(t *testing.T) {
 	comm := mpi.World()
 	me, nodes := comm.Rank(), comm.Size()
@@ -47,7 +48,11 @@ func TestMPIExchangePieces(t *testing.T) {
 			op.sendCounts[n] = ctlBytes + size(me, n)
 			op.recvCounts[n] = ctlBytes + size(n, me)
 			if v := pattern(me, n, size(me, n)); len(v) > 0 {
-				op.parts[n] = []sendPart{{value: v[:len(v)/3], need: done{}}, {value: v[len(v)/3:], need: done{}}}
+				// The second part is read from a file (pread), the first
+				// copied from its view.
+				third := len(v) / 3
+				op.parts[n] = []sendPart{{value: v[:third], need: done{}},
+					{value: v[third:], file: bytes.NewReader(v), at: int64(third), need: done{}}}
 			}
 			recvAt += op.recvCounts[n]
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"sync/atomic"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
@@ -371,15 +372,19 @@ func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *win
 	ld.addLoads(w, loads, st)
 }
 
-// segBytes returns the bytes of a segment as the node reader maps it.
-func (ld *leader) segBytes(seg uint32) []byte {
+// segBytes returns the bytes of a segment as the node reader maps it, and
+// the same bytes to read with pread (see sendPart).
+func (ld *leader) segBytes(seg uint32) ([]byte, io.ReaderAt) {
 	switch {
 	case seg == segArena:
-		return ld.buf
+		return ld.buf, ld.seg
 	case ld.view != nil && seg == ld.viewSegment():
-		return ld.view.mem
+		return ld.view.mem, ld.view.file
 	}
-	return ld.cache.buf
+	if ld.cache.seg == nil {
+		return ld.cache.buf, nil
+	}
+	return ld.cache.buf, ld.cache.seg
 }
 
 // addLoads counts loads to the window (its storage turn waits for them)
@@ -448,9 +453,9 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recv []byt
 		for _, pos := range work.Send[n] {
 			rec := int(p.posRecord[pos])
 			l := loc[s.PosBlock[pos]]
-			seg := ld.segBytes(l.seg)
+			seg, file := ld.segBytes(l.seg)
 			at := l.off + p.blockOff[rec]
-			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], need: l.done})
+			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], file: file, at: at, need: l.done})
 			op.sendCounts[n] += int(s.PosBytes[pos])
 			st.exchangeBytes.Add(s.PosBytes[pos])
 		}

@@ -164,6 +164,23 @@ func Open(name string) (*Segment, error) {
 // aligned. It is valid until Close and nil after it.
 func (s *Segment) Bytes() []byte { return s.data }
 
+// ReadAt copies data bytes [off, off+len(p)) into p. With a descriptor
+// (CreateUnnamed, OpenFile) it reads them with pread(2): the kernel copies
+// through its own mapping of the pages, so the caller's mapping is not
+// touched, which costs a process whose first touch of a page is dear
+// (measured on a virtual machine that shadows page tables: 16 µs a page)
+// nothing. Without one it copies from the mapping. Bytes past the data
+// region are an error.
+func (s *Segment) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(s.data)) || int64(len(p)) > int64(len(s.data))-off {
+		return 0, fmt.Errorf("shm: read of %d bytes at %d of a %d-byte segment", len(p), off, len(s.data))
+	}
+	if s.file == nil {
+		return copy(p, s.data[off:]), nil
+	}
+	return s.file.ReadAt(p, HeaderSize+off)
+}
+
 // Name returns the segment's name (without the /dev/shm directory).
 func (s *Segment) Name() string { return s.name }
 

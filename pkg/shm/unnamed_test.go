@@ -3,6 +3,7 @@
 package shm
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"testing"
@@ -90,5 +91,36 @@ func TestUnnamedLazy(t *testing.T) {
 	}
 	if err := s.Reserve(1<<20, 3<<20); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("reserving past the tmpfs: %v, want ErrNoSpace", err)
+	}
+}
+
+// TestReadAt: a segment's ReadAt gives the bytes its mapping holds, through
+// its descriptor or without one, and refuses bytes past the data region.
+func TestReadAt(t *testing.T) {
+	unnamed, err := CreateUnnamed("readat", 3<<12, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unnamed.Close()
+	named, err := Create(Name("readat", "t"), 3<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer named.Close()
+	defer named.Unlink()
+	for name, s := range map[string]*Segment{"unnamed": unnamed, "named": named} {
+		data := s.Bytes()
+		for i := range data {
+			data[i] = byte(i*7 + i>>12)
+		}
+		got := make([]byte, 5000)
+		if n, err := s.ReadAt(got, 3000); err != nil || n != len(got) || !bytes.Equal(got, data[3000:8000]) {
+			t.Errorf("%s: ReadAt(5000 bytes at 3000) = %d, %v, bytes equal %v", name, n, err, bytes.Equal(got, data[3000:8000]))
+		}
+		for _, off := range []int64{-1, int64(len(data)) - 10, int64(len(data)) + 1} {
+			if _, err := s.ReadAt(make([]byte, 20), off); err == nil {
+				t.Errorf("%s: ReadAt(20 bytes at %d) of %d bytes: no error", name, off, len(data))
+			}
+		}
 	}
 }

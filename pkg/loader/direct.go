@@ -67,7 +67,25 @@ func shareCached(path string, node, nodes int) bool {
 	}
 	defer v.Close()
 	size := int64(len(v.mem))
-	from, to := size*int64(node)/int64(nodes), size*int64(node+1)/int64(nodes)
-	in, all := v.residentPages(from, to-from)
+	return v.mostlyResident(size*int64(node)/int64(nodes), size*int64(node+1)/int64(nodes), cacheSamples, 1<<20)
+}
+
+// cacheSamples bounds the stretches shareCached looks at: the page list of
+// a large share would take megabytes.
+const cacheSamples = 64
+
+// mostlyResident reports whether most pages of [from, to) are in the page
+// cache, judged from at most samples stretches of stretch bytes spread
+// evenly over it.
+func (v *fileView) mostlyResident(from, to int64, samples int, stretch int64) bool {
+	if to-from <= int64(samples)*stretch {
+		in, all := v.residentPages(from, to-from)
+		return 2*in > all
+	}
+	in, all := 0, 0
+	for i := range int64(samples) {
+		a, b := v.residentPages(from+(to-from-stretch)*i/int64(samples-1), stretch)
+		in, all = in+a, all+b
+	}
 	return 2*in > all
 }

@@ -6,7 +6,7 @@ import "sync"
 type EpochStats struct {
 	StorageBytes  int64 // bytes read from the dataset file
 	StorageReads  int64 // reads that brought them (one per span: StorageBytes/StorageReads is the mean read size)
-	ExchangeBytes int64 // bytes of values sent to other nodes
+	ExchangeBytes int64 // bytes of values sent to other nodes, counted as the exchanges are laid out
 	CacheHits     int64 // records produced from the cache, read from storage in an earlier window
 	// DecodedBytes and DecodeSeconds are the blocks decoded (HDF5 chunks)
 	// and the time the decoders spent on them, summed over the decoders.

@@ -457,8 +457,8 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recv []byt
 			at := l.off + p.blockOff[rec]
 			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], file: file, at: at, need: l.done})
 			op.sendCounts[n] += int(s.PosBytes[pos])
-			st.exchangeBytes.Add(s.PosBytes[pos])
 		}
+		st.exchangeBytes.Add(int64(op.sendCounts[n] - ctlBytes)) // a node sends itself nothing
 		for _, pos := range work.Recv[n] {
 			op.recvCounts[n] += int(s.PosBytes[pos])
 		}

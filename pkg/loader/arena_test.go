@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-func TestArenaFIFO(t *testing.T) {
+// TestArenaWaits: an alloc with no gap large enough waits for releases,
+// and only the release of a region's last batch frees it.
+func TestArenaWaits(t *testing.T) {
 	a := newArena(4 * alignment)
 	ctx := context.Background()
 	off1, err := a.alloc(ctx, 2*alignment, []uint64{1, 2})
@@ -31,18 +33,12 @@ func TestArenaFIFO(t *testing.T) {
 		t.Fatalf("alloc succeeded at %d while the arena was full", off)
 	case <-time.After(50 * time.Millisecond):
 	}
-	_ = a.release(3) // a younger region freed first does not help: FIFO
+	_ = a.release(3) // frees a page next to the free one at the end
 	_ = a.release(1)
 	select {
 	case off := <-got:
-		t.Fatalf("alloc succeeded at %d before batch 2 was released", off)
-	case <-time.After(50 * time.Millisecond):
-	}
-	_ = a.release(2)
-	select {
-	case off := <-got:
-		if off != 0 {
-			t.Fatalf("wrapped alloc at %d, want 0", off)
+		if off != 2*alignment {
+			t.Fatalf("alloc at %d after batch 3 was released, want %d", off, 2*alignment)
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("alloc still blocked after releases")
@@ -54,8 +50,11 @@ func TestArenaFIFO(t *testing.T) {
 
 func TestArenaTooBig(t *testing.T) {
 	a := newArena(alignment)
-	if _, err := a.alloc(context.Background(), alignment+1, nil); err == nil {
+	if _, err := a.alloc(context.Background(), alignment+1, []uint64{1}); err == nil {
 		t.Fatal("want error for a region larger than the arena")
+	}
+	if _, err := a.alloc(context.Background(), 1, nil); err == nil {
+		t.Fatal("want error for a region no batch frees")
 	}
 }
 
@@ -85,4 +84,30 @@ func TestArenaWrapWhenEmpty(t *testing.T) {
 	if err != nil || off != 0 {
 		t.Fatalf("alloc after wrap at %d, %v; want 0", off, err)
 	}
+}
+
+// TestArenaReusesLowPages: a region goes at the lowest offset where it
+// fits, before pages no window used yet.
+func TestArenaReusesLowPages(t *testing.T) {
+	a := newArena(8 * alignment)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	want := func(n int64, id uint64, at int64) {
+		t.Helper()
+		off, err := a.alloc(ctx, n, []uint64{id})
+		if err != nil || off != at {
+			t.Fatalf("alloc of %d bytes for batch %d at %d, %v; want %d", n, id, off, err, at)
+		}
+	}
+	want(2*alignment, 1, 0)
+	want(2*alignment, 2, 2*alignment)
+	want(3*alignment, 3, 4*alignment)
+	_ = a.release(1)
+	want(alignment, 4, 0)
+	want(alignment, 5, alignment)
+	want(alignment, 6, 7*alignment) // the start is full: the end still has a page
+	_ = a.release(2)
+	_ = a.release(4)
+	want(2*alignment, 7, 2*alignment) // too large for the page at 0
+	want(alignment, 8, 0)
 }

@@ -368,7 +368,8 @@ part_hdf5() {
 # host, 1 MiB requests and readahead, this machine's cores shared by all
 # hosts) and the CPU speeds, the contention and the start-up (a fixed part
 # and each process's CPU, which all hosts' processes share) fitted; the
-# runs on 8 hosts are held out and predicted. Then the Lustre-like
+# runs on 8 hosts are held out and predicted; two more fits hold out the
+# runs on 1 host and those of one stacked mode. Then the Lustre-like
 # prediction to 256 nodes of 36 cores, and the fitted one to 16 hosts.
 part_model() {
 	local fits=() f
@@ -379,8 +380,14 @@ part_model() {
 	local emu=(--set servers=4 --set server_overhead_s=0.001 --set server_bandwidth=1e11 --set latency_s=0.0005
 		--set readahead=1MiB --set max_request=1MiB --set node_read=1e9
 		--set cores="$(nproc)" --set shared_cores="$(nproc)")
-	"$lmdbio" model fit --json "${emu[@]}" --free contention,mem_copy,cursor_step_s,touch_rate,startup_s,process_cpu_s \
+	local free=contention,mem_copy,cursor_step_s,touch_rate,startup_s,process_cpu_s
+	"$lmdbio" model fit --json "${emu[@]}" --free "$free" \
 		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
+	# Two more validations: the other end of the hosts (fit on 2, 4 and 8),
+	# and a stacked mode the fit never saw.
+	"$lmdbio" model fit --json "${emu[@]}" --free "$free" --hold-out 'nodes<=1' "${fits[@]}" >"$out/model-fit-1host.jsonl"
+	"$lmdbio" model fit --json "${emu[@]}" --free "$free" --hold-out 'contender=lmm+dio+prov+coal' "${fits[@]}" \
+		>"$out/model-fit-contender.jsonl"
 	# lmdbio's node readers read a network file system with O_DIRECT.
 	"$lmdbio" model predict --json --direct --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
 	"$lmdbio" model predict --direct --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \

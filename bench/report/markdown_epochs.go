@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 func writeEpochs(w io.Writer, ts []EpochTable) {
@@ -134,23 +135,31 @@ func writeModel(w io.Writer, fits []Fit, rs []Residual, p PredictionTable) {
 	}
 	fmt.Fprintln(w, "## Model")
 	fmt.Fprintln(w)
+	configs, within := 0, 0
 	for _, f := range fits {
 		synthetic := ""
 		if f.Synthetic {
 			synthetic = " (some runs synthetic)"
 		}
-		fmt.Fprintf(w, "`lmdbio model fit`: %d runs fitted%s, free parameters %v, rms error %.1f %%; held out %d runs, %d within\n",
-			f.Observations, synthetic, f.Free, 100*f.RMS, f.HeldOut, f.HeldOutWithin)
-		fmt.Fprintf(w, "15 %%, worst %.1f %%.\n\n", 100*f.HeldOutWorst)
+		fmt.Fprintf(w, "`lmdbio model fit` holding out %s: %d runs fitted%s, free parameters %v, rms error %.1f %%; held out %d runs, %d within\n",
+			holdOutName(strings.Join(f.HoldOut, "; ")), f.Observations, synthetic, f.Free, 100*f.RMS, f.HeldOut, f.HeldOutWithin)
+		fmt.Fprintf(w, "15 %%, worst %.1f %%; %d held-out configurations, the median run of %d within 15 %%.\n\n",
+			100*f.HeldOutWorst, f.HeldOutConfigs, f.HeldOutConfigsWithin)
+		configs += f.HeldOutConfigs
+		within += f.HeldOutConfigsWithin
+	}
+	if len(fits) > 1 {
+		fmt.Fprintf(w, "Over the %d fits: %d held-out configurations, %d predicted within 15 %% (median run).\n\n", len(fits), configs, within)
 	}
 	if held := filter(rs, func(r Residual) bool { return r.Set == "held-out" }); len(held) > 0 {
 		fmt.Fprintln(w, "### Held-out runs: measured and predicted seconds")
 		fmt.Fprintln(w)
-		tab := table{header: []string{"contender", "nodes", "ranks per node", "consumer", "run", "measured s", "predicted s", "error"},
-			right: []bool{false, true, true, false, false, true, true, true}}
+		tab := table{header: []string{"held out", "contender", "nodes", "ranks per node", "stagger", "consumer", "run", "measured s", "predicted s", "error"},
+			right: []bool{false, false, true, true, true, false, false, true, true, true}}
 		for _, r := range held {
-			tab.rows = append(tab.rows, []string{"`" + r.Contender + "`", fmt.Sprint(r.Nodes), fmt.Sprint(r.RanksPerNode), r.Consumer,
-				filepath.Base(r.Source), fmtSeconds(r.Measured), fmtSeconds(r.Predicted), fmt.Sprintf("%+.1f %%", 100*r.Error)})
+			tab.rows = append(tab.rows, []string{holdOutName(r.HoldOut), "`" + r.Contender + "`", fmt.Sprint(r.Nodes), fmt.Sprint(r.RanksPerNode),
+				orDash(stagger(r.Stagger)), r.Consumer, filepath.Base(r.Source), fmtSeconds(r.Measured), fmtSeconds(r.Predicted),
+				fmt.Sprintf("%+.1f %%", 100*r.Error)})
 		}
 		tab.write(w)
 	}
@@ -176,6 +185,23 @@ func writeModel(w io.Writer, fits []Fit, rs []Residual, p PredictionTable) {
 		fmt.Fprintln(w, "The model's figures, not measurements; `lmdbio model params` lists every assumption behind them.")
 		fmt.Fprintln(w)
 	}
+}
+
+// holdOutName names a fit's hold-out for the report (lines of older fits
+// do not say it).
+func holdOutName(h string) string {
+	if h == "" {
+		return "(not recorded)"
+	}
+	return "`" + h + "`"
+}
+
+// stagger is a run's stagger for the report, empty when not recorded.
+func stagger(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
 }
 
 // fmtGB formats a median in GB.

@@ -158,7 +158,8 @@ type Quality struct {
 // measured and predicted time, fitted on or held out.
 type Residual struct {
 	Set          string  `json:"set"`
-	Source       string  `json:"source"` // FILE:LINE of the bench line
+	HoldOut      string  `json:"hold_out"` // the fit's hold-out selectors
+	Source       string  `json:"source"`   // FILE:LINE of the bench line
 	Stagger      int     `json:"stagger"`
 	Contender    string  `json:"contender"`
 	Nodes        int     `json:"nodes"`
@@ -174,10 +175,15 @@ type Fit struct {
 	Observations  int      `json:"observations"`
 	Free          []string `json:"free"`
 	RMS           float64  `json:"rms"`
+	HoldOut       []string `json:"hold_out"`
 	HeldOut       int      `json:"held_out"`
 	HeldOutWithin int      `json:"held_out_within_15_percent"`
-	HeldOutWorst  float64  `json:"held_out_worst_error"`
-	Synthetic     bool     `json:"synthetic"`
+	// HeldOutConfigs are the configurations held out; the median run of
+	// HeldOutConfigsWithin of them was predicted within 15%.
+	HeldOutConfigs       int     `json:"held_out_configurations"`
+	HeldOutConfigsWithin int     `json:"held_out_configurations_within_15_percent"`
+	HeldOutWorst         float64 `json:"held_out_worst_error"`
+	Synthetic            bool    `json:"synthetic"`
 }
 
 // Prediction is one "prediction" line of lmdbio model predict --json.

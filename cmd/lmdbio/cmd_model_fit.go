@@ -53,7 +53,10 @@ when the nodes were emulated on one machine.
 --hold-out KEY=V (nodes, ranks-per-node, contender, consumer; also >= and <=
 for counts; repeatable) leaves matching runs out of the fit and predicts
 them: fit on 1, 2 and 4 emulated hosts with --hold-out nodes>=8, and the
-report says how many held-out runs were predicted within 15%.
+report says how many held-out runs were predicted within 15%, and how many
+held-out configurations (runs of the same contender, nodes, learners per
+node, workload and loader settings): one counts as predicted within 15%
+when its median run is.
 
 Prints the fitted parameters with their standard errors (a large one says the
 runs do not constrain that parameter: fix it with --set instead), every run's
@@ -80,12 +83,15 @@ units (rates are in bytes per second) give that.`,
 // residualLine is a "residual" line of model fit --json.
 type residualLine struct {
 	Type         string  `json:"type"`
-	Set          string  `json:"set"` // "fit" or "held-out"
+	Set          string  `json:"set"`                // "fit" or "held-out"
+	HoldOut      string  `json:"hold_out,omitempty"` // the fit's --hold-out selectors, joined by "; "
 	Source       string  `json:"source"`
 	Contender    string  `json:"contender"`
 	Nodes        int     `json:"nodes"`
 	RanksPerNode int     `json:"ranks_per_node"`
 	Consumer     string  `json:"consumer"`
+	Stagger      int     `json:"stagger"`
+	Direct       bool    `json:"direct"`
 	Measured     float64 `json:"measured_s"`
 	Predicted    float64 `json:"predicted_s"`
 	Error        float64 `json:"error"` // (predicted - measured) / measured
@@ -99,11 +105,16 @@ type fitLine struct {
 	Free          []string           `json:"free"`
 	StdErr        map[string]float64 `json:"std_err"` // relative; -1 when the runs do not constrain it
 	RMS           float64            `json:"rms"`
+	HoldOut       []string           `json:"hold_out"`
 	HeldOut       int                `json:"held_out"`
 	HeldOutWithin int                `json:"held_out_within_15_percent"`
 	HeldOutWorst  float64            `json:"held_out_worst_error"`
 	HeldOutRMS    float64            `json:"held_out_rms"`
-	Synthetic     bool               `json:"synthetic"` // some runs were made up by model synth
+	// Configurations held out, and those whose median run is predicted
+	// within 15%.
+	HeldOutConfigs       int  `json:"held_out_configurations"`
+	HeldOutConfigsWithin int  `json:"held_out_configurations_within_15_percent"`
+	Synthetic            bool `json:"synthetic"` // some runs were made up by model synth
 }
 
 func runModelFit(opt modelFitOptions, files []string) error {
@@ -146,7 +157,8 @@ func runModelFit(opt modelFitOptions, files []string) error {
 	fitted.Sources = append(fitted.Sources[:0:0], fmt.Sprintf("fitted by lmdbio model fit to %d runs from %v", len(train), files))
 	heldRes := model.Residuals(res.Params, held)
 	summary := fitLine{Type: "fit", Observations: len(train), Skipped: skipped, Free: res.Free, StdErr: map[string]float64{},
-		RMS: res.RMS, HeldOut: len(held)}
+		RMS: res.RMS, HoldOut: opt.holdOut, HeldOut: len(held)}
+	summary.HeldOutConfigs, summary.HeldOutConfigsWithin = configsWithin(heldRes)
 	for k, v := range res.StdErr {
 		summary.StdErr[k] = v
 		if math.IsInf(v, 0) || math.IsNaN(v) {
@@ -180,6 +192,27 @@ func runModelFit(opt modelFitOptions, files []string) error {
 			math.Exp(res.RMS))
 	}
 	return err
+}
+
+// configsWithin counts the configurations among rs and those whose median
+// run's error is within heldOutGoal: the runs of one configuration scatter
+// by the machine's noise, and the middle one stands for them.
+func configsWithin(rs []model.Residual) (configs, within int) {
+	errs := map[model.Config][]float64{}
+	for _, r := range rs {
+		errs[r.Config] = append(errs[r.Config], r.Error)
+	}
+	for _, e := range errs {
+		sort.Float64s(e)
+		mid := e[len(e)/2]
+		if len(e)%2 == 0 {
+			mid = (e[len(e)/2-1] + mid) / 2
+		}
+		if math.Abs(mid) <= heldOutGoal {
+			within++
+		}
+	}
+	return len(errs), within
 }
 
 // readObservations reads every file's bench lines; "-" is standard input.
@@ -220,8 +253,9 @@ func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Resi
 		rs   []model.Residual
 	}{{"fit", train}, {"held-out", held}} {
 		for _, r := range set.rs {
-			if err := emitJSON(w, residualLine{Type: "residual", Set: set.name, Source: r.Source, Contender: string(r.Contender),
-				Nodes: r.Nodes, RanksPerNode: r.RanksPerNode, Consumer: r.Consumer, Measured: r.Seconds,
+			if err := emitJSON(w, residualLine{Type: "residual", Set: set.name, HoldOut: strings.Join(summary.HoldOut, "; "),
+				Source: r.Source, Contender: string(r.Contender), Nodes: r.Nodes, RanksPerNode: r.RanksPerNode,
+				Consumer: r.Consumer, Stagger: r.Stagger, Direct: r.Direct, Measured: r.Seconds,
 				Predicted: r.Predicted, Error: r.Error}); err != nil {
 				return err
 			}
@@ -264,8 +298,9 @@ func printFit(w io.Writer, fitted model.ParamsFile, res model.FitResult, held []
 	}
 	fmt.Fprintf(w, "\nrms error (log) %.1f%% on %d runs fitted on", 100*s.RMS, s.Observations)
 	if s.HeldOut > 0 {
-		fmt.Fprintf(w, "; held out: %d of %d within %.0f%%, worst %.1f%%, rms %.1f%%", s.HeldOutWithin, s.HeldOut,
-			100*heldOutGoal, 100*s.HeldOutWorst, 100*s.HeldOutRMS)
+		fmt.Fprintf(w, "; held out: %d of %d within %.0f%%, worst %.1f%%, rms %.1f%%; configurations: %d of %d within %.0f%% (median run)",
+			s.HeldOutWithin, s.HeldOut, 100*heldOutGoal, 100*s.HeldOutWorst, 100*s.HeldOutRMS,
+			s.HeldOutConfigsWithin, s.HeldOutConfigs, 100*heldOutGoal)
 	}
 	fmt.Fprintln(w)
 }

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/model"
 )
 
 func TestParseCounts(t *testing.T) {
@@ -140,7 +142,8 @@ func TestE2EModel(t *testing.T) {
 		t.Fatalf("fit lines %v", fit)
 	}
 	sum := fit["fit"][0]
-	if sum["held_out"].(float64) != 48 || sum["held_out_within_15_percent"].(float64) != 48 || sum["synthetic"] != true {
+	if sum["held_out"].(float64) != 48 || sum["held_out_within_15_percent"].(float64) != 48 || sum["synthetic"] != true ||
+		sum["held_out_configurations"].(float64) != 48 || sum["held_out_configurations_within_15_percent"].(float64) != 48 {
 		t.Errorf("fit summary %v", sum)
 	}
 	got := fit["params"][0]
@@ -179,5 +182,24 @@ func TestE2EModel(t *testing.T) {
 		if code := c.ProcessState.ExitCode(); code != exitUsage || strings.Count(strings.TrimSpace(string(out)), "\n") > 0 {
 			t.Errorf("lmdbio %s: exit %d (%v), output %q; want one line and exit 2", strings.Join(args, " "), code, err, out)
 		}
+	}
+}
+
+// TestConfigsWithin: held-out runs group by configuration, and a
+// configuration counts as predicted when its median run is.
+func TestConfigsWithin(t *testing.T) {
+	a := model.Config{Contender: "default", Nodes: 8, RanksPerNode: 4}
+	b, c := a, a
+	b.Stagger = 2
+	c.Contender = "caffe"
+	var rs []model.Residual
+	for _, x := range []struct {
+		cfg model.Config
+		err float64
+	}{{a, 0.10}, {a, 0.30}, {a, -0.05}, {b, 0.20}, {b, 0.12}, {c, 0.14}, {c, 0.18}} {
+		rs = append(rs, model.Residual{Observation: model.Observation{Config: x.cfg}, Error: x.err})
+	}
+	if n, within := configsWithin(rs); n != 3 || within != 1 {
+		t.Errorf("configsWithin: %d configurations, %d within; want 3, 1 (medians 0.10, 0.16, 0.16)", n, within)
 	}
 }

@@ -103,7 +103,7 @@ func (ld *leader) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *ex
 			}
 		}
 	}
-	op := ld.exchangeOp(work, loc, ld.cache.buf[x.base[k]:x.base[k]+x.size[k]], no, ld.stats.epoch(epoch))
+	op := ld.exchangeOp(work, loc, segCache, x.base[k], x.size[k], no, ld.stats.epoch(epoch))
 	x.ops[k] = op
 	return sendCtx(ctx, xq, op)
 }

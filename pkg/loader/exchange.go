@@ -39,11 +39,15 @@ type exchanger struct {
 	ops     chan *exchangeOp
 	closing atomic.Bool   // this node stops: say so at the next exchange
 	stopped chan struct{} // closed once the node readers agreed to stop
+	piece   int           // the largest message (see pieceSize)
 	ring    sendRing
+	in      inbox
 }
 
 // exchangeOp is one window's exchange. The counts include every node's
-// control word; recv is the window's receive region in the arena.
+// control word; recv is the window's receive region in the arena (or, for
+// an early exchange, in the cache segment) as the node reader maps it, and
+// recvFile, when set, holds the same bytes from recvAt on, for pwrite.
 type exchangeOp struct {
 	signal
 	no                     int   // the window's number
@@ -51,6 +55,8 @@ type exchangeOp struct {
 	recvCounts, recvDispls []int
 	parts                  [][]sendPart // by destination node
 	recv                   []byte
+	recvFile               io.WriterAt
+	recvAt                 int64
 }
 
 // sendPart is one record's value to send, and what must finish before it
@@ -85,7 +91,9 @@ func (s sendPart) copyTo(dst []byte, offset int) (int, error) {
 }
 
 func newExchanger(comm *mpi.Comm, depth int) *exchanger {
-	return &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{})}
+	piece := pieceSize(comm.Size())
+	return &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{}), piece: piece,
+		ring: sendRing{piece: piece}, in: newInbox(comm, piece)}
 }
 
 // run performs the exchanges queued on ops until it is closed. After a stop
@@ -122,7 +130,7 @@ func (x *exchanger) run(ctx context.Context) error {
 // packed straight into its place.
 func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	me := x.comm.Rank()
-	reqs, err := x.postReceives(op)
+	err := x.in.start(op)
 	ctl := make([]byte, ctlBytes)
 	if x.closing.Load() {
 		binary.LittleEndian.PutUint64(ctl, ctlStop)
@@ -147,15 +155,16 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 			}
 		}
 	}
-	reqs = append(reqs, x.ring.outstanding()...)
+	sends := x.ring.outstanding()
 	if err != nil {
-		for _, r := range reqs {
+		for _, r := range sends {
 			r.Cancel()
 			_, _ = r.Wait()
 		}
+		x.in.cancel()
 		return fmt.Errorf("exchange of window %d: %w", op.no, err)
 	}
-	if err := poll(reqs); err != nil {
+	if err := x.wait(sends, true); err != nil {
 		return fmt.Errorf("exchange of window %d: %w", op.no, err)
 	}
 	for s := range op.recvCounts {
@@ -173,7 +182,7 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 // sendPiece packs p's next piece into a buffer of the ring and sends it to
 // peer.
 func (x *exchanger) sendPiece(ctx context.Context, p *packer, peer int) error {
-	buf, err := x.ring.take()
+	buf, err := x.ring.take(func(r *mpi.Request) error { return x.wait([]*mpi.Request{r}, false) })
 	if err != nil {
 		return err
 	}
@@ -189,58 +198,64 @@ func (x *exchanger) sendPiece(ctx context.Context, p *packer, peer int) error {
 	return nil
 }
 
+// wait polls until sends complete, and the inbox's receives too with all,
+// landing the pieces that arrive meanwhile: the peer a send goes to may
+// itself be waiting for one of this node's receives.
+func (x *exchanger) wait(sends []*mpi.Request, all bool) error {
+	return poll(func() (bool, bool, error) {
+		moved, more, err := x.in.test()
+		if err != nil {
+			return moved, more, err
+		}
+		var sent bool
+		sends, sent, err = testAll(sends)
+		return moved || sent, len(sends) > 0 || all && more, err
+	})
+}
+
 // exchangeTag marks the exchange's messages on its communicator.
 const exchangeTag = 0x5845 // "XE"
 
-// exchangePiece is the largest message of an exchange: a node's part for a
-// peer goes in pieces, cut alike on both ends, and each piece that arrives
-// tells poll that the exchange is moving.
-const exchangePiece = 1 << 20
-
-// postReceives posts the receives of every peer's part into op.recv, piece
-// by piece.
-func (x *exchanger) postReceives(op *exchangeOp) ([]*mpi.Request, error) {
-	var reqs []*mpi.Request
-	for n := range op.recvCounts {
-		if n == x.comm.Rank() {
-			continue
-		}
-		part := op.recv[op.recvDispls[n] : op.recvDispls[n]+op.recvCounts[n]]
-		for at := 0; at < len(part); at += exchangePiece {
-			r, err := x.comm.Irecv(part[at:min(at+exchangePiece, len(part))], n, exchangeTag)
-			if err != nil {
-				return reqs, err
-			}
-			reqs = append(reqs, r)
-		}
-	}
-	return reqs, nil
+// pieceSize is the largest message of an exchange among nodes node
+// readers: a node's part for a peer goes in pieces, cut alike on both
+// ends, and each piece that arrives tells poll that the exchange is
+// moving. 1 MiB, or less where the inbox's buffers, one or more for every
+// peer, would take more than inboxBytes; never below minPiece.
+func pieceSize(nodes int) int {
+	return max(minPiece, min(maxPiece, inboxBytes/max(1, nodes-1))&^(minPiece-1))
 }
+
+const (
+	maxPiece   = 1 << 20
+	minPiece   = 64 << 10
+	inboxBytes = 8 << 20
+)
 
 // sendRing holds the buffers pieces are packed into, used in turn: a
 // buffer is reused once the send of its last piece completed. The memory
 // is bounded and stays mapped (one buffer for a whole window's sends was
 // faulted in anew each time it grew, on the first epochs' critical path).
 type sendRing struct {
-	bufs [sendPieces][]byte
-	reqs [sendPieces]*mpi.Request // the send of each buffer's piece, nil when done
-	next int
+	piece int
+	bufs  [sendPieces][]byte
+	reqs  [sendPieces]*mpi.Request // the send of each buffer's piece, nil when done
+	next  int
 }
 
 // sendPieces is the number of pieces a node reader may have in flight.
 const sendPieces = 16
 
-// take returns the next buffer, waiting for its last send to complete.
-func (r *sendRing) take() ([]byte, error) {
+// take returns the next buffer, once wait says its last send completed.
+func (r *sendRing) take(wait func(*mpi.Request) error) ([]byte, error) {
 	i := r.next
 	if r.reqs[i] != nil {
-		if err := poll(r.reqs[i : i+1]); err != nil {
+		if err := wait(r.reqs[i]); err != nil {
 			return nil, err
 		}
 		r.reqs[i] = nil
 	}
 	if r.bufs[i] == nil {
-		r.bufs[i] = make([]byte, exchangePiece)
+		r.bufs[i] = make([]byte, r.piece)
 	}
 	return r.bufs[i], nil
 }
@@ -304,9 +319,10 @@ func (p *packer) next(ctx context.Context, buf []byte) ([]byte, error) {
 	return piece, nil
 }
 
-// poll waits for requests. A large message moves only while both ends call
-// into MPI (a shared-memory or TCP transport copies it fragment by fragment
-// as the ranks poll), so the exchanger tests the requests back to back,
+// poll calls step until it says nothing is pending; step tests requests
+// and says whether any completed. A large message moves only while both
+// ends call into MPI (a shared-memory or TCP transport copies it fragment
+// by fragment as the ranks poll), so the exchanger tests the requests back to back,
 // yielding to other goroutines in between: pauses would slow every exchange
 // to their pace (measured: sleeps of at most 1 ms or 20 µs between tests
 // made an epoch's exchanges 3-5 times slower). While none of the requests
@@ -314,24 +330,16 @@ func (p *packer) next(ctx context.Context, buf []byte) ([]byte, error) {
 // exchanger sleeps between tests, up to maxPause, leaving the cores to the
 // ranks that work. It does not give up: a peer that died ends the whole job
 // through the launcher.
-func poll(reqs []*mpi.Request) error {
-	pending := slices.Clone(reqs)
+func poll(step func() (moved, more bool, err error)) error {
 	last, pause := time.Now(), time.Duration(0)
-	for len(pending) > 0 {
-		n := len(pending)
-		for i := 0; i < len(pending); {
-			done, err := pending[i].Test()
-			switch {
-			case err != nil:
-				return err
-			case done:
-				pending = slices.Delete(pending, i, i+1)
-			default:
-				i++
-			}
-		}
+	for {
+		moved, more, err := step()
 		switch {
-		case len(pending) < n:
+		case err != nil:
+			return err
+		case !more:
+			return nil
+		case moved:
 			last, pause = time.Now(), 0
 		case time.Since(last) < spinFor:
 			runtime.Gosched()
@@ -340,7 +348,23 @@ func poll(reqs []*mpi.Request) error {
 			time.Sleep(pause)
 		}
 	}
-	return nil
+}
+
+// testAll tests reqs once each and returns those still pending, and
+// whether any completed.
+func testAll(reqs []*mpi.Request) (pending []*mpi.Request, moved bool, err error) {
+	for i := 0; i < len(reqs); {
+		done, err := reqs[i].Test()
+		switch {
+		case err != nil:
+			return reqs, moved, err
+		case done:
+			reqs, moved = slices.Delete(reqs, i, i+1), true
+		default:
+			i++
+		}
+	}
+	return reqs, moved, nil
 }
 
 // spinFor and maxPause bound the exchanger's busy polling (see poll).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/shm"
 )
 
 // done is a completion that has finished.
@@ -18,7 +19,7 @@ func (done) wait(context.Context) error { return nil }
 func pattern(from, to, n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte(i*7 + from*31 + to*131 + i/exchangePiece)
+		b[i] = byte(i*7 + from*31 + to*131 + i/maxPiece)
 	}
 	return b
 }
@@ -26,7 +27,8 @@ func pattern(from, to, n int) []byte {
 // TestMPIExchangePieces runs exchanges over the world whose parts are
 // several pieces long, of sizes that are not multiples of a piece and
 // differ by pair, one of them empty but for its control word, some copied
-// from their views and some read from their files, and checks every byte
+// from their views and some read from their files, received in place and
+// into a shared-memory segment with pwrite, and checks every byte
 // received.
 func TestMPIExchangePieces(t *testing.T) {
 	comm := mpi.World()
@@ -35,7 +37,7 @@ func TestMPIExchangePieces(t *testing.T) {
 		if from == to || (from+to)%3 == 1 { // a node keeps its own records
 			return 0
 		}
-		return 2*exchangePiece + 1000*(from+1) + 7*to
+		return 2*pieceSize(nodes) + 1000*(from+1) + 7*to
 	}
 	x := newExchanger(comm, 1)
 	for no := range 2 {
@@ -57,6 +59,14 @@ func TestMPIExchangePieces(t *testing.T) {
 			recvAt += op.recvCounts[n]
 		}
 		op.recv = make([]byte, recvAt)
+		if no == 1 { // the second lands in a segment, after a page of other bytes
+			seg, err := shm.CreateUnnamed("xtest", int64(recvAt)+4096, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer seg.Close()
+			op.recv, op.recvFile, op.recvAt = seg.Bytes()[4096:4096+recvAt], seg, 4096
+		}
 		if err := x.exchange(context.Background(), op); err != nil {
 			t.Fatalf("exchange %d: %v", no, err)
 		}

@@ -143,7 +143,7 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	var op *exchangeOp
 	recvNext := make([]int64, s.Nodes) // next value of each source in the receive region
 	if crosses {
-		op = ld.exchangeOp(xwork, loc, ld.buf[recvAt:recvAt+recvRoom], no, st)
+		op = ld.exchangeOp(xwork, loc, segArena, recvAt, recvRoom, no, st)
 		for src := range recvNext {
 			recvNext[src] = recvAt + int64(op.recvDispls[src]) + ctlBytes
 		}
@@ -373,7 +373,8 @@ func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *win
 }
 
 // segBytes returns the bytes of a segment as the node reader maps it, and
-// the same bytes to read with pread (see sendPart).
+// the same bytes to read with pread (see sendPart); those of the arena and
+// the cache also take pwrite (see inbox).
 func (ld *leader) segBytes(seg uint32) ([]byte, io.ReaderAt) {
 	switch {
 	case seg == segArena:
@@ -434,18 +435,23 @@ func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset f
 }
 
 // exchangeOp lays out an exchange: what this node sends from where, and
-// the region it receives into. Its bytes count to st's exchange bytes now,
+// the region it receives into, size bytes at at of segment seg. Its bytes count to st's exchange bytes now,
 // as it is laid out, not as they are sent: an epoch's exchanges are all
 // laid out before its end reaches the learners, and its figures are then
 // complete, while the last sends (to other nodes, or early for the next
 // epoch) may still be under way.
-func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, recv []byte, no int, st *epochCounters) *exchangeOp {
+func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32, at, size int64, no int, st *epochCounters) *exchangeOp {
 	p, s := ld.plan, ld.plan.sched
 	nodes := s.Nodes
+	mem, file := ld.segBytes(seg)
+	recv := mem[at : at+size]
 	op := &exchangeOp{signal: newSignal(), no: no,
 		sendCounts: make([]int, nodes),
 		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes),
 		recv: recv}
+	if w, ok := file.(io.WriterAt); ok {
+		op.recvFile, op.recvAt = w, at
+	}
 	recvOff := 0
 	for n := range nodes {
 		op.recvDispls[n] = recvOff

@@ -172,13 +172,35 @@ func (s *Segment) Bytes() []byte { return s.data }
 // nothing. Without one it copies from the mapping. Bytes past the data
 // region are an error.
 func (s *Segment) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(s.data)) || int64(len(p)) > int64(len(s.data))-off {
-		return 0, fmt.Errorf("shm: read of %d bytes at %d of a %d-byte segment", len(p), off, len(s.data))
+	if err := s.within("read", len(p), off); err != nil {
+		return 0, err
 	}
 	if s.file == nil {
 		return copy(p, s.data[off:]), nil
 	}
 	return s.file.ReadAt(p, HeaderSize+off)
+}
+
+// WriteAt copies p into data bytes [off, off+len(p)), with pwrite(2) when
+// the segment has a descriptor: as with ReadAt, the caller's mapping is
+// not touched (a process's first write of a page through its mapping cost
+// 19 µs there, pwrite 1.1 µs). Without one it copies into the mapping.
+func (s *Segment) WriteAt(p []byte, off int64) (int, error) {
+	if err := s.within("write", len(p), off); err != nil {
+		return 0, err
+	}
+	if s.file == nil {
+		return copy(s.data[off:], p), nil
+	}
+	return s.file.WriteAt(p, HeaderSize+off)
+}
+
+// within checks that n bytes at off lie in the data region.
+func (s *Segment) within(what string, n int, off int64) error {
+	if off < 0 || off > int64(len(s.data)) || int64(n) > int64(len(s.data))-off {
+		return fmt.Errorf("shm: %s of %d bytes at %d of a %d-byte segment", what, n, off, len(s.data))
+	}
+	return nil
 }
 
 // Name returns the segment's name (without the /dev/shm directory).

@@ -94,8 +94,9 @@ func TestUnnamedLazy(t *testing.T) {
 	}
 }
 
-// TestReadAt: a segment's ReadAt gives the bytes its mapping holds, through
-// its descriptor or without one, and refuses bytes past the data region.
+// TestReadAt: a segment's ReadAt gives the bytes its mapping holds and
+// WriteAt puts bytes its mapping then shows, through its descriptor or
+// without one; both refuse bytes past the data region.
 func TestReadAt(t *testing.T) {
 	unnamed, err := CreateUnnamed("readat", 3<<12, false)
 	if err != nil {
@@ -121,6 +122,14 @@ func TestReadAt(t *testing.T) {
 			if _, err := s.ReadAt(make([]byte, 20), off); err == nil {
 				t.Errorf("%s: ReadAt(20 bytes at %d) of %d bytes: no error", name, off, len(data))
 			}
+			if _, err := s.WriteAt(make([]byte, 20), off); err == nil {
+				t.Errorf("%s: WriteAt(20 bytes at %d) of %d bytes: no error", name, off, len(data))
+			}
+		}
+		put := bytes.Repeat([]byte("lmdbio"), 1000)
+		want := append(append(bytes.Clone(data[:5000]), put...), data[5000+len(put):]...)
+		if n, err := s.WriteAt(put, 5000); err != nil || n != len(put) || !bytes.Equal(data, want) {
+			t.Errorf("%s: WriteAt(%d bytes at 5000) = %d, %v; the mapping shows them: %v", name, len(put), n, err, bytes.Equal(data, want))
 		}
 	}
 }

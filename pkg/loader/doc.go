@@ -35,10 +35,11 @@
 //     page cache already holds. The page cache is then the node's cache.
 //   - Otherwise values are read into shared memory: blocks the node keeps
 //     go to the node cache (Options.Cache; never evicted, so epochs after
-//     the first read nothing the cache holds), the others to the arena, a
-//     ring of windows reused as learners release their batches.
+//     the first read nothing the cache holds), the others to the arena,
+//     whose windows are placed as low as they fit and reused as learners
+//     release their batches.
 //   - Records owned by another node arrive in the arena through the window's
-//     exchange.
+//     exchange, written there with pwrite (see inbox).
 //
 // The Mode selects how much of the machinery runs, reproducing LMDBIO's
 // stacked optimisations one on top of the other: lmdb (every rank reads

@@ -39,7 +39,6 @@ type exchanger struct {
 	ops     chan *exchangeOp
 	closing atomic.Bool   // this node stops: say so at the next exchange
 	stopped chan struct{} // closed once the node readers agreed to stop
-	piece   int           // the largest message (see pieceSize)
 	ring    sendRing
 	in      inbox
 }
@@ -92,7 +91,7 @@ func (s sendPart) copyTo(dst []byte, offset int) (int, error) {
 
 func newExchanger(comm *mpi.Comm, depth int) *exchanger {
 	piece := pieceSize(comm.Size())
-	return &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{}), piece: piece,
+	return &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{}),
 		ring: sendRing{piece: piece}, in: newInbox(comm, piece)}
 }
 

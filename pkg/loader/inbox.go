@@ -39,17 +39,21 @@ func newInbox(comm *mpi.Comm, piece int) inbox {
 	return inbox{comm: comm, piece: piece, perPeer: max(1, min(4, inboxBytes/(peers*piece)))}
 }
 
-// start posts op's first receives: perPeer pieces from every peer.
+// start posts op's first receives: perPeer pieces from every peer (each
+// sends at least its control word).
 func (in *inbox) start(op *exchangeOp) error {
 	in.op, in.slots = op, in.slots[:0]
 	in.next = append(in.next[:0], op.recvDispls...)
-	for n, count := range op.recvCounts {
-		if n == in.comm.Rank() || count == 0 {
+	for n := range op.recvCounts {
+		if n == in.comm.Rank() {
 			continue
 		}
 		for range in.perPeer {
 			in.slots = append(in.slots, recvSlot{peer: n})
 		}
+	}
+	for len(in.bufs) < len(in.slots) {
+		in.bufs = append(in.bufs, nil) // allocated at first use: received in place, none is
 	}
 	for i := range in.slots {
 		if err := in.post(i); err != nil {
@@ -73,9 +77,6 @@ func (in *inbox) post(i int) error {
 	if op.recvFile == nil {
 		s.buf = op.recv[s.at : s.at+n]
 	} else {
-		if len(in.bufs) <= i {
-			in.bufs = append(in.bufs, make([][]byte, i+1-len(in.bufs))...)
-		}
 		if in.bufs[i] == nil {
 			in.bufs[i] = make([]byte, in.piece)
 		}

@@ -435,11 +435,11 @@ func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset f
 }
 
 // exchangeOp lays out an exchange: what this node sends from where, and
-// the region it receives into, size bytes at at of segment seg. Its bytes count to st's exchange bytes now,
-// as it is laid out, not as they are sent: an epoch's exchanges are all
-// laid out before its end reaches the learners, and its figures are then
-// complete, while the last sends (to other nodes, or early for the next
-// epoch) may still be under way.
+// the region it receives into, size bytes at at of segment seg. Its bytes
+// count to st's exchange bytes now, as it is laid out, not as they are
+// sent: an epoch's exchanges are all laid out before its end reaches the
+// learners, and its figures are then complete, while the last sends (to
+// other nodes, or early for the next epoch) may still be under way.
 func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32, at, size int64, no int, st *epochCounters) *exchangeOp {
 	p, s := ld.plan, ld.plan.sched
 	nodes := s.Nodes

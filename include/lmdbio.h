@@ -226,7 +226,7 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *   prefetch=N     windows read ahead of the learners (2)
  *   max-span=SIZE  largest single read (16MiB)
  *   max-gap=SIZE   unneeded bytes read through to merge two reads (1MiB)
- *   io-depth=N     reads in flight per node reader (4)
+ *   io-depth=N     reads in flight per node reader (8)
  *   resume=STATE   continue the run a state of lmdbio_state describes, also
  *                  with another number of learners (same dataset, shuffle,
  *                  seed and global batch size): STATE is the state itself

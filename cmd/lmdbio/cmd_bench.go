@@ -84,11 +84,12 @@ reached storage and read system calls (/proc/self/io read_bytes and syscr,
 summed over ranks; read_bytes counts only bytes fetched from storage, not
 page-cache hits), peak RSS and shared-memory bytes.
 
-Each round also measures the limit of the storage in each cache state: rank 0
-reads the data file from start to end the way a tuned sequential reader
-would, with every probe of --limit-probes (buffered or O_DIRECT, several
-streams, several requests in flight; "limit" lines), and the fastest probe is
-the round's limit. Every result is also given as a fraction of it; a
+Each round also measures the limit of the storage in each cache state: the
+first rank of every host reads its host's share of the data file, all hosts
+at once, front to back the way a tuned sequential reader would, with every
+probe of --limit-probes (buffered or O_DIRECT, several streams, several
+requests in flight; "limit" lines), and the fastest probe is the round's
+limit. Every result is also given as a fraction of it; a
 contender whose median exceeds the limit by more than the noise band (the
 larger of both spreads and 10%) is flagged above_limit in its summary line.
 --peers runs other loaders from --peers-dir over the same dataset as

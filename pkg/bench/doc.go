@@ -13,9 +13,13 @@
 //
 // Equal work: every contender runs the same consumer (TouchPages reads one
 // byte in every page of every value, the last page included; SHA256 hashes
-// every record as lmdbio digest does) and is timed over the same window,
-// from the start of its process (ProcessAge, from the kernel's process start
-// time) to its last batch. Peers measure the same way in their own process.
+// every record as lmdbio digest does) and is timed over the same window:
+// from the start of its loader to its last batch. What a process pays
+// before any loader can start is left out and reported on its own:
+// lmdbio's MPI start-up, a peer's interpreter and imports (PeerLine.FromReady
+// moves a peer's times to count from their end). lmdbio's learners start
+// once for a whole run, so the start of their runtime (ProcessAge less the
+// MPI start-up) is added to the time from before Open to the last batch.
 //
 // The limit of the storage is the fastest of several probes that read the
 // data file front to back the way a tuned reader would (SequentialRead with

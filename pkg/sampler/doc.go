@@ -11,7 +11,8 @@
 //
 //   - None: the file's order.
 //   - Chunk (DIESEL): the positions are cut into chunks of consecutive
-//     records (about ChunkBytes of values each, cut only between blocks,
+//     records (about Cut's target bytes of values each, the loader's
+//     Options.ChunkBytes, cut only between blocks,
 //     their number rounded to whole windows); the chunks are dealt into
 //     windows of ChunkWindow chunks, each window taking one chunk from each
 //     of ChunkWindow equal stretches of the file, the windows are visited

@@ -5,10 +5,14 @@
 //
 // # Overview
 //
-// The reader creates a segment with Create, under a name made by Name that
-// carries the job id and its own pid, and tells the local learners the
-// name; each learner maps it with Open. All of them see the same memory
-// through Bytes.
+// The node reader creates each segment with CreateUnnamed: a file on the
+// shared-memory file system that never has a name (O_TMPFILE), mapped
+// read-write. It hands the file's descriptor to each local learner over a
+// Unix socket (File), and the learner maps it read-only with OpenFile. All
+// of them see the same memory through Bytes. Named segments (Create under a
+// name made by Name, mapped by Open) are what earlier versions shared; the
+// unnamed ones fall back to a name, unlinked at once, where O_TMPFILE is
+// refused.
 //
 // Every segment begins with a 4096-byte header (magic, version, creator pid
 // and process start time, job id, data size, checksum). The data region
@@ -17,18 +21,18 @@
 //
 // # Lifetime
 //
-//   - Bytes is valid from Create or Open until Close, in every process that
-//     mapped the segment; using it after Close faults.
-//   - Unlink removes the name only. Mappings stay valid, and the memory is
-//     freed when the last process unmaps it or exits. The creator unlinks
-//     as soon as every local process has opened the segment (after a node
-//     barrier), so that nothing is left in /dev/shm even if the job is
-//     killed with SIGKILL afterwards.
-//   - A job killed between Create and Unlink leaves its segment behind.
-//     SweepStale finds such segments by the creator's pid and start time in
-//     the header and removes them; it never removes the segment of a live
-//     process. It assumes it sees the creators in its pid namespace, as
-//     processes on one node of a job do.
+//   - Bytes is valid until Close, in every process that mapped the segment;
+//     using it after Close faults.
+//   - An unnamed segment is freed when the last descriptor and mapping of
+//     it are gone, however the processes end: a job killed with SIGKILL
+//     leaves nothing in /dev/shm.
+//   - A named segment stays until Unlink. Unlink removes the name only:
+//     mappings stay valid, and the memory is freed when the last process
+//     unmaps it or exits. A job killed between Create and Unlink leaves its
+//     segment behind. SweepStale finds such segments by the creator's pid
+//     and start time in the header and removes them; it never removes the
+//     segment of a live process. It assumes it sees the creators in its pid
+//     namespace, as processes on one node of a job do.
 //   - Open may only be called after Create has returned in the creator
 //     (callers synchronise, for example with a barrier): before that the
 //     header may be incomplete and Open fails with ErrBadHeader.
@@ -40,7 +44,9 @@
 //
 // /dev/shm is a tmpfs whose pages are allocated on first touch, so a plain
 // ftruncate succeeds on a full file system and the process is later killed
-// by SIGBUS. Create therefore checks the free space first (CheckFree, which
-// says how much is needed and free and what to do) and then reserves every
-// page with fallocate, so that a shortage is an error now, not a crash.
+// by SIGBUS. Create and CreateUnnamed therefore check the free space first
+// (CheckFree, which says how much is needed and free and what to do) and
+// then reserve the pages with fallocate, so that a shortage is an error now,
+// not a crash: all of them at once, or, for a lazy unnamed segment, each
+// region with Reserve before it is written.
 package shm

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 )
 
 type digestOptions struct {
@@ -87,6 +89,9 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 	if opt.stopAfter < 0 {
 		return usagef("--stop-after %d: want 0 or more", opt.stopAfter)
 	}
+	if opt.stateOut != "" && !lopt.Mode.PROV {
+		return usagef("--state-out: --mode %v reads by cursor and cannot be resumed (use the default mode)", lopt.Mode)
+	}
 	if opt.resume != "" {
 		if lopt.Resume, err = readState(opt.resume); err != nil {
 			return err
@@ -97,6 +102,12 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 		return err
 	}
 	lopt.Topology = job.topo
+	if job.topo.Rank == 0 {
+		err = checkStateOut(opt.stateOut)
+	}
+	if err = job.agree(err); err != nil {
+		return job.finish(err)
+	}
 	ld, err := loader.Open(path, lopt)
 	if err != nil {
 		return job.finish(withPath(path, err))
@@ -146,6 +157,26 @@ func readState(path string) (*loader.State, error) {
 		return nil, usageError(withPath(path, err))
 	}
 	return s, nil
+}
+
+// checkStateOut makes sure, before the run, that the state can be written
+// at its end: a run that reads for hours and then cannot save where it
+// stopped has lost its point.
+func checkStateOut(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return inputError(fmt.Errorf("--state-out %s: is a directory; name a file", path))
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return inputError(fmt.Errorf("--state-out %s: %s is not a directory that exists", path, dir))
+	}
+	if err := unix.Access(dir, unix.W_OK); err != nil {
+		return inputError(fmt.Errorf("--state-out %s: cannot write in %s: %w", path, dir, err))
+	}
+	return nil
 }
 
 // writeState writes the run's state on rank 0 (every learner is at the

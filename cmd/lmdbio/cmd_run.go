@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 
 	"github.com/lmdbio/lmdbio/mpi"
@@ -144,6 +145,12 @@ func (o runOptions) validate(cmd *cobra.Command, args []string) error {
 	}
 	if len(args) == 0 {
 		return usagef("needs a CMD to run (lmdbio run -n N -- CMD ARGS...)")
+	}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		// Said once, before a job starts: the launcher would say it in many
+		// lines for every node. The nodes of a job see the same files as
+		// the host that launches it.
+		return usagef("CMD %s: not an executable file on this host's PATH or at that path", args[0])
 	}
 	switch {
 	case o.agent && (o.learners < 1 || o.learners > maxLearners):

@@ -88,7 +88,7 @@ func TestE2ENumbersAtTheEdges(t *testing.T) {
 		{"--batch", "4611686018427387904"}, {"--batch", "9223372036854775807"}, {"--batch", "99999999999"},
 		{"--epochs", "99999999999"}, {"--prefetch", "1000000"}, {"--io-depth", "1000000"},
 		{"--window", "16EiB"}, {"--chunk-window", "0"}, {"--shuffle", "chunk", "--chunk", "0"},
-		{"--cache", "1EiB"}, {"--shuffle", "sideways"}, {"--locality", "maybe"},
+		{"--cache", "1EiB"}, {"--cache", "10TiB"}, {"--shuffle", "sideways"}, {"--locality", "maybe"},
 	} {
 		all := append(append([]string{"digest"}, args...), filepath.Join(dir))
 		for _, ranks := range []int{1, 4} {
@@ -102,6 +102,36 @@ func TestE2ENumbersAtTheEdges(t *testing.T) {
 				t.Errorf("%v on %d ranks: exit %d after %v, want 2 at once:\n%s", args, ranks, r.code, r.elapsed, r)
 			}
 			checkNoPanic(t, r)
+		}
+	}
+}
+
+// TestE2EDigestBadPlaces: paths that cannot name a dataset, and a state
+// file that could not be written at the end, are bad input said at once in
+// one line, before anything is read.
+func TestE2EDigestBadPlaces(t *testing.T) {
+	dir, _ := genDB(t, "--records", "50", "--size", "1KiB")
+	tmp := t.TempDir()
+	loop := filepath.Join(tmp, "loop")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, "plain", []byte("x"))
+	for _, c := range []struct {
+		args   []string
+		prefix string
+	}{
+		{[]string{"digest", loop}, "lmdbio: " + loop + ": "},
+		{[]string{"digest", filepath.Join(file, "db")}, "lmdbio: " + filepath.Join(file, "db") + ": "},
+		{[]string{"digest", "--state-out", tmp, dir}, "lmdbio: --state-out " + tmp + ": is a directory"},
+		{[]string{"digest", "--state-out", filepath.Join(tmp, "no", "s.json"), dir}, "lmdbio: --state-out "},
+		{[]string{"digest", "--mode", "lmdb", "--stop-after", "2", "--state-out", filepath.Join(tmp, "s.json"), dir},
+			"lmdbio digest: --state-out: --mode lmdb reads by cursor"},
+	} {
+		r := lmdbio(t, nil, c.args...)
+		checkOneLineError(t, r, 2, c.prefix)
+		if r.stdout != "" {
+			t.Errorf("%v printed a result:\n%s", c.args, r)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"syscall"
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
@@ -102,7 +103,8 @@ func agree(c *mpi.Comm, err error) error {
 func IsBadInput(err error) bool {
 	for _, target := range []error{fs.ErrNotExist, fs.ErrPermission, lmdbfmt.ErrCorrupt, lmdbfmt.ErrNotLMDB,
 		lmdbfmt.ErrUnsupported, lmdbfmt.ErrNotRegular, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty,
-		assign.ErrTooLarge, ErrResume, hdf5.ErrBadInput, source.ErrCorrupt, source.ErrUnknownFormat} {
+		assign.ErrTooLarge, ErrResume, hdf5.ErrBadInput, source.ErrCorrupt, source.ErrUnknownFormat,
+		syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG} { // paths that cannot name a dataset
 		if errors.Is(err, target) {
 			return true
 		}

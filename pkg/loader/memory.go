@@ -31,17 +31,19 @@ func (ld *leader) sizeArena() error {
 // CacheOff; the asked size, if there is room for it; by default what the
 // node owns, capped at its part of the shared memory and node memory free
 // with headroom for the learners, and none when no record could come from
-// it (see cacheServes). spare is what the cache leaves of that budget, for
-// the early exchange. readers is the number of node readers on this host,
-// who share its memory.
+// it (see cacheServes) or learners view the file (the page cache keeps what
+// was read). An asked size is checked even where no cache is kept: a size
+// the node cannot hold is a mistake in the job script either way. spare is
+// what the cache leaves of that budget, for the early exchange. readers is
+// the number of node readers on this host, who share its memory.
 func (ld *leader) cacheCapacity(readers int) (capacity, spare int64, err error) {
-	if ld.opt.Cache == CacheOff || ld.view != nil {
-		return 0, 0, nil // with views, the page cache keeps what was read
-	}
-	if ld.opt.Cache == 0 && !cacheServes(ld.opt.Shuffle, ld.opt.Epochs-ld.plan.firstEpoch()) {
+	if ld.opt.Cache == CacheOff {
 		return 0, 0, nil
 	}
-	need := ld.plan.cacheNeed()
+	kept := ld.view == nil && (ld.opt.Cache > 0 || cacheServes(ld.opt.Shuffle, ld.opt.Epochs-ld.plan.firstEpoch()))
+	if !kept && ld.opt.Cache == 0 {
+		return 0, 0, nil
+	}
 	room, why, err := cacheRoom(readers, ld.arenaBytes())
 	if err != nil {
 		return 0, 0, err
@@ -52,7 +54,10 @@ func (ld *leader) cacheCapacity(readers int) (capacity, spare int64, err error) 
 		}
 		room = ld.opt.Cache
 	}
-	capacity = min(need, room)
+	if !kept {
+		return 0, 0, nil
+	}
+	capacity = min(ld.plan.cacheNeed(), room)
 	return capacity, room - capacity, nil
 }
 

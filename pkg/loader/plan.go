@@ -267,11 +267,11 @@ func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
 		return ep, 0, err
 	}
 	ep, err := p.build(e, identityPositions(p.n), p.layout)
-	first := 0
-	if r := p.resume; r != nil && e == r.Epoch {
-		first = min(r.GlobalBatches, ep.Rounds())
+	if r := p.resume; err == nil && r != nil && e == r.Epoch {
+		err = r.fits(ep.Rounds())
+		return ep, r.GlobalBatches, err
 	}
-	return ep, first, err
+	return ep, 0, err
 }
 
 func (p *runPlan) build(e int, pop []int32, l assign.Layout) (*assign.Epoch, error) {
@@ -309,8 +309,11 @@ func (p *runPlan) remainder(r *State) (*assign.Epoch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the saved run's layout: %v", ErrBadInput, err)
 	}
+	if err := r.fits(old.Rounds()); err != nil {
+		return nil, err
+	}
 	done := make([]bool, p.n)
-	for round := range min(r.GlobalBatches, old.Rounds()) {
+	for round := range r.GlobalBatches {
 		for _, q := range old.Global(round) {
 			done[q] = true
 		}

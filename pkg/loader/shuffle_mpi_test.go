@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
@@ -466,6 +467,7 @@ func TestMPIResume(t *testing.T) {
 			if part.state.Epoch != 0 || part.state.GlobalBatches != 7 {
 				t.Fatalf("state after 7 batches: %+v", part.state)
 			}
+			checkResumePastEpoch(t, fx, opt, part.state, sp[len(sp)-1])
 			opt.Resume = &part.state
 			rest, ok := readRun(t, fx, opt, sp[len(sp)-1], 0)
 			if !ok {
@@ -483,6 +485,26 @@ func TestMPIResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkResumePastEpoch: a state that says more global batches were done
+// than its epoch has is damaged or another run's: Open refuses it on every
+// rank, with a bad-input error, instead of delivering an empty epoch.
+func checkResumePastEpoch(t *testing.T, fx *fixture, opt loader.Options, st loader.State, perNode int) {
+	t.Helper()
+	st.GlobalBatches = 1 << 20
+	opt.Resume = &st
+	opt.Topology, opt.Index = virtual(t, perNode), index.LoadOptions{NoCache: true}
+	defer watchdog(t.Name(), readTimeout)()
+	ld, err := loader.Open(fx.Dir, opt)
+	if ld != nil {
+		_ = ld.Close()
+	}
+	ok := err != nil && loader.IsBadInput(err) && strings.Contains(err.Error(), "global batches of epoch 0 were delivered")
+	if !ok {
+		t.Errorf("Open with a state past the end of its epoch: %v, want a bad-input error saying so", err)
+	}
+	agree(t, ok, "resume past the epoch")
 }
 
 // evict drops the data file's pages from the page cache (posix_fadvise

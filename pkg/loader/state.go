@@ -49,7 +49,7 @@ func ParseState(b []byte) (*State, error) {
 	case s.Version != StateVersion && s.Version != 1:
 		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrResume, s.Version, StateVersion)
 	case s.Records < 0 || s.GlobalBatch < 1 || s.Epoch < 0 || s.GlobalBatches < 0 || len(s.NodeSizes) == 0:
-		return nil, fmt.Errorf("%w: damaged: %s", ErrResume, b)
+		return nil, fmt.Errorf("%w: damaged: records, global_batch, epoch, global_batches or node_sizes missing or negative", ErrResume)
 	}
 	learners := 0
 	for _, n := range s.NodeSizes {
@@ -94,6 +94,16 @@ func (s *State) check(ds *dataset, opt Options, sizes []int) error {
 	}
 	if s.Epoch >= opt.Epochs {
 		return fmt.Errorf("%w: it is at epoch %d, and this run has only %d epochs: raise --epochs", ErrResume, s.Epoch, opt.Epochs)
+	}
+	return nil
+}
+
+// fits says whether the state's global batches fit in its epoch, of rounds
+// global batches: more means a damaged state, or one of another run.
+func (s *State) fits(rounds int) error {
+	if s.GlobalBatches > rounds {
+		return fmt.Errorf("%w: it says %d global batches of epoch %d were delivered, and an epoch here has %d: the state is damaged or belongs to another run",
+			ErrResume, s.GlobalBatches, s.Epoch, rounds)
 	}
 	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 type digestOptions struct {
@@ -102,8 +101,8 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 		return err
 	}
 	lopt.Topology = job.topo
-	if job.topo.Rank == 0 {
-		err = checkStateOut(opt.stateOut)
+	if job.topo.Rank == 0 && opt.stateOut != "" {
+		err = checkOutFile("--state-out", opt.stateOut)
 	}
 	if err = job.agree(err); err != nil {
 		return job.finish(err)
@@ -159,26 +158,6 @@ func readState(path string) (*loader.State, error) {
 	return s, nil
 }
 
-// checkStateOut makes sure, before the run, that the state can be written
-// at its end: a run that reads for hours and then cannot save where it
-// stopped has lost its point.
-func checkStateOut(path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return inputError(fmt.Errorf("--state-out %s: is a directory; name a file", path))
-	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return inputError(fmt.Errorf("--state-out %s: %s is not a directory that exists", path, dir))
-	}
-	if err := unix.Access(dir, unix.W_OK); err != nil {
-		return inputError(fmt.Errorf("--state-out %s: cannot write in %s: %w", path, dir, err))
-	}
-	return nil
-}
-
 // writeState writes the run's state on rank 0 (every learner is at the
 // same state).
 func writeState(job *mpiJob, ld *loader.Loader, path string) error {
@@ -187,6 +166,9 @@ func writeState(job *mpiJob, ld *loader.Loader, path string) error {
 	}
 	b, err := json.Marshal(ld.State())
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return withPath(path, os.WriteFile(path, append(b, '\n'), 0o644))

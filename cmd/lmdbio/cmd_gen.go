@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/gen"
 	"github.com/lmdbio/lmdbio/pkg/units"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -54,16 +55,18 @@ or a byte count such as 110KiB for flat rows), pixels with 6 bits of entropy
 each; dataset "label" their int64 labels. The rows are contiguous, or in
 chunks of --chunk rows, compressed with --gzip LEVEL (after the shuffle
 filter with --shuffle-filter); a filter without --chunk means chunks of
-about 1 MiB.`,
+about 1 MiB.
+
+A value or row is at most 1 GiB. Before writing, gen refuses an output it
+cannot create and a dataset the file system has no room for; a run that
+fails later removes what it created.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 && opt.out == "" {
-				opt.out = args[0]
+			out, err := genOutput(opt.out, args)
+			if err != nil {
+				return err
 			}
-			if opt.out == "" {
-				return usagef("needs a DIR to write (with --format hdf5, a FILE)")
-			}
-			return runGen(opt.out, opt)
+			return runGen(out, opt)
 		},
 	}
 	f := cmd.Flags()
@@ -94,6 +97,21 @@ type genReport struct {
 	MBps     float64 `json:"mb_per_s"`
 }
 
+// genOutput is the one output gen writes: the synopsis's "[--out] DIR"
+// offers --out and the argument as two spellings of it, so both given must
+// agree.
+func genOutput(out string, args []string) (string, error) {
+	switch {
+	case len(args) == 0 && out == "":
+		return "", usagef("needs a DIR to write (with --format hdf5, a FILE)")
+	case len(args) == 0:
+		return out, nil
+	case out != "" && filepath.Clean(out) != filepath.Clean(args[0]):
+		return "", usagef("--out %s and the argument %s name two outputs: give one", out, args[0])
+	}
+	return args[0], nil
+}
+
 func runGen(dir string, opt genOptions) error {
 	switch {
 	case opt.format == "hdf5":
@@ -106,6 +124,9 @@ func runGen(dir string, opt genOptions) error {
 	mean, sd, err := parseMeanSD(opt.size)
 	if err != nil {
 		return usageError(err)
+	}
+	if err := checkGenLMDB(dir, opt, mean); err != nil {
+		return err
 	}
 	gopt := gen.Options{Records: opt.records, MeanSize: int(mean), StdDev: int(sd),
 		Datum: opt.datum, Seed: opt.seed, TxnRecords: opt.txnRecords, Overwrite: opt.overwrite}
@@ -167,6 +188,9 @@ func runGenHDF5(path string, opt genOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
+	if err := checkGenHDF5(path, opt, shape); err != nil {
+		return err
+	}
 	gopt := gen.HDF5Options{Records: opt.records, Shape: shape, Seed: opt.seed, ChunkRows: opt.chunk,
 		Gzip: opt.gzip, Shuffle: opt.shuffle, Overwrite: opt.overwrite}
 	write := func(progress func(done, total int)) (gen.Summary, error) {
@@ -178,25 +202,105 @@ func runGenHDF5(path string, opt genOptions) error {
 	})
 }
 
+// checkGenLMDB refuses, before anything is written, an output directory gen
+// cannot make and a dataset that cannot be written.
+func checkGenLMDB(dir string, opt genOptions, mean int64) error {
+	if err := checkOutDir("--out", dir, dir); err != nil {
+		return err
+	}
+	// The values alone are a lower bound on data.mdb, which liblmdb maps
+	// whole into the address space.
+	need := float64(opt.records) * float64(mean)
+	what := fmt.Sprintf("--records %d of --size %s make at least %s", opt.records, opt.size, humanFloatBytes(need))
+	if limit := gen.MapLimit(); need > float64(limit) {
+		return usagef("%s, more than the %s of address space liblmdb can map", what, humanBytes(limit))
+	}
+	// The random order is a permutation of the record numbers in memory.
+	if avail, ok := memAvailable(); ok && opt.order == "random" && 8*float64(opt.records) > float64(avail)/2 {
+		return usagef("--order random with --records %d: its order needs %s of memory, more than half the %s available",
+			opt.records, humanFloatBytes(8*float64(opt.records)), humanBytes(avail))
+	}
+	return checkFreeSpace(dir, what, need, filepath.Join(dir, "data.mdb"), opt.overwrite)
+}
+
+// checkGenHDF5 is checkGenLMDB for an HDF5 file: rows of shape.
+func checkGenHDF5(path string, opt genOptions, shape []int) error {
+	if err := checkOutFile("--out", path); err != nil {
+		return err
+	}
+	row := 1.0
+	for _, d := range shape {
+		row *= float64(d)
+	}
+	// Pixels of 6 bits of entropy deflate to no less than 6/8 of their
+	// size; labels are 8 bytes a row, stored as they are.
+	if opt.gzip > 0 {
+		row = row * 6 / 8
+	}
+	need := float64(opt.records) * (row + 8)
+	what := fmt.Sprintf("--records %d of --size %s make at least %s", opt.records, opt.size, humanFloatBytes(need))
+	return checkFreeSpace(path, what, need, path, opt.overwrite)
+}
+
+// checkFreeSpace refuses a dataset of at least need bytes, described by
+// what, that the file system it goes to has no room for, counting the
+// space of the file --overwrite replaces.
+func checkFreeSpace(out, what string, need float64, replaced string, overwrite bool) error {
+	at := nearestExisting(out)
+	var sfs unix.Statfs_t
+	if unix.Statfs(at, &sfs) != nil {
+		return nil // no figure to go by: writing will tell
+	}
+	free := float64(sfs.Bavail) * float64(sfs.Bsize)
+	if st, err := os.Stat(replaced); err == nil && overwrite {
+		free += float64(st.Size())
+	}
+	if need > free {
+		return usagef("%s, and the file system of %s has %s free", what, out, humanFloatBytes(free))
+	}
+	return nil
+}
+
+// humanFloatBytes is humanBytes for byte counts that may not fit an int64.
+func humanFloatBytes(n float64) string {
+	if n < 1<<62 {
+		return humanBytes(int64(n))
+	}
+	return fmt.Sprintf("%.3g EiB", n/(1<<60))
+}
+
 // parseImageShape reads an image shape, "3x32x32", or a byte count for
 // flat rows, "110KiB".
 func parseImageShape(v string) ([]int, error) {
 	if !strings.Contains(v, "x") {
 		n, err := units.ParseSize(v)
-		if err != nil || n < 1 || n > math.MaxInt32 {
+		if err != nil || n < 1 {
 			return nil, fmt.Errorf("--size %q: want an image shape such as 3x32x32, or a row size such as 110KiB", v)
+		}
+		if n > gen.MaxValueSize {
+			return nil, tooLarge(v)
 		}
 		return []int{int(n)}, nil
 	}
 	var shape []int
+	row := 1
 	for _, f := range strings.Split(v, "x") {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("--size %q: want an image shape such as 3x32x32", v)
 		}
-		shape = append(shape, n)
+		if n > gen.MaxValueSize/row {
+			return nil, tooLarge(v)
+		}
+		shape, row = append(shape, n), row*n
 	}
 	return shape, nil
+}
+
+// tooLarge refuses a value or row size over gen.MaxValueSize.
+func tooLarge(size string) error {
+	return fmt.Errorf("--size %s: values of at most %s (gen holds each in memory several times while writing it)",
+		size, humanBytes(gen.MaxValueSize))
 }
 
 // genProgress returns a progress callback that redraws one stderr line.
@@ -217,6 +321,11 @@ func parseMeanSD(v string) (mean, sd int64, err error) {
 		if sd, err = units.ParseSize(s); err != nil {
 			return 0, 0, fmt.Errorf("--size %q: want MEAN[,SD], e.g. 110KiB,20KiB", v)
 		}
+	}
+	// Values drawn beyond the bound are cut to it; a spread that would cut
+	// many is a mistake.
+	if mean > gen.MaxValueSize || sd > gen.MaxValueSize {
+		return 0, 0, tooLarge(v)
 	}
 	return mean, sd, nil
 }

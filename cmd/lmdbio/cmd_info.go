@@ -40,14 +40,14 @@ filters, bytes on disk and logical, and whether lmdbio reads its rows by
 offset, by chunk (decoding gzip and shuffle in Go) or through libhdf5 (any
 other filter, compact, virtual or external storage), and why. Then it
 describes the rows lmdbio would read: --dataset (default data) and
---labels (default label, if present). --verify reads and decodes every
-block of them.`,
+--labels (default label, if present; none for no labels). --verify reads
+and decodes every block of them.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return withPath(args[0], runInfo(args[0], opt)) },
 	}
 	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object (HDF5: one per dataset, then the summary)")
 	cmd.Flags().StringVar(&opt.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")
-	cmd.Flags().StringVar(&opt.labels, "labels", "", "HDF5: the labels dataset (default label, if present)")
+	cmd.Flags().StringVar(&opt.labels, "labels", "", "HDF5: the labels dataset (default label, if present; none for no labels)")
 	cmd.Flags().BoolVar(&opt.verify, "verify", false, "HDF5: read and decode every block of the records")
 	return cmd
 }

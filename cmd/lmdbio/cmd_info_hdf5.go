@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/hdf5"
+	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
@@ -65,7 +66,8 @@ func runInfoHDF5(path string, opt infoOptions) error {
 	if err != nil {
 		return hdf5Error(err)
 	}
-	src, err := hdf5.Open(path, hdf5.Options{Dataset: opt.dataset, Labels: opt.labels})
+	// "none" asks for no labels, as it does of digest and run.
+	src, err := hdf5.Open(path, hdf5.Options{Dataset: opt.dataset, Labels: opt.labels, NoLabels: opt.labels == loader.NoLabels})
 	if err != nil {
 		return hdf5Error(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -46,10 +47,27 @@ the equations.
 	}
 	for _, c := range []*cobra.Command{newModelParamsCommand(), newModelFitCommand(), newModelPredictCommand(), newModelSynthCommand()} {
 		c.Args = usageArgs(c.Args)
+		c.PreRunE = func(cmd *cobra.Command, _ []string) error { return checkFloatFlags(cmd.Flags()) }
 		c.Long = c.Short + "." + c.Long + exitStatusHelp
 		cmd.AddCommand(c)
 	}
 	return cmd
+}
+
+// checkFloatFlags refuses NaN in the float flags set: pflag reads "NaN"
+// as a number, and range checks (x < 0 || x > 1) let it through to print
+// NaN where results should be.
+func checkFloatFlags(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if f.Value.Type() != "float64" || err != nil {
+			return
+		}
+		if v, perr := strconv.ParseFloat(f.Value.String(), 64); perr == nil && math.IsNaN(v) {
+			err = usagef("--%s %s: not a number", f.Name, f.Value)
+		}
+	})
+	return err
 }
 
 // paramsFlags choose a parameter set: a file, else the Lustre-like one,
@@ -332,6 +350,11 @@ func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag, rpnFlag, conte
 	params, err := pf.load()
 	if err != nil {
 		return err
+	}
+	if out != "" {
+		if err := checkOutDir("--out", out, out); err != nil {
+			return err
+		}
 	}
 	w, l, _, err := wf.workload()
 	if err != nil {

@@ -133,6 +133,11 @@ func runModelFit(opt modelFitOptions, files []string) error {
 	if opt.walk < 0 || opt.walk > 1 || opt.restarts < 0 {
 		return usagef("--walk-fraction %v, --restarts %d: want 0 to 1 and >= 0", opt.walk, opt.restarts)
 	}
+	if opt.out != "" {
+		if err := checkOutDir("--out", opt.out, opt.out); err != nil {
+			return err
+		}
+	}
 	obs, skipped, err := readObservations(files, opt.walk)
 	if err != nil {
 		return err
@@ -227,6 +232,10 @@ func readObservations(files []string, walk float64) ([]model.Observation, map[st
 				return nil, nil, usageError(err)
 			}
 			defer f.Close()
+			// A directory opens, and fails only when read.
+			if st, err := f.Stat(); err == nil && st.IsDir() {
+				return nil, nil, usagef("%s: is a directory; want a file of lmdbio bench --json lines", name)
+			}
 			r = f
 		}
 		got, err := model.ReadObservations(r, name, walk)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/meminfo"
+	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
 )
 
@@ -53,6 +55,9 @@ func runMPIBench(opt mpibenchOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := job.agree(checkMPIBenchSize(job.topo, int64(opt.size))); err != nil {
+		return job.finish(err)
+	}
 	var results []mpibenchResult
 	for _, c := range []struct {
 		name string
@@ -69,6 +74,56 @@ func runMPIBench(opt mpibenchOptions) error {
 		printMPIBench(results, opt.json)
 	}
 	return job.finish(err)
+}
+
+// mpibenchBuffers is how many times --size a rank holds at once: a
+// collective's send and receive buffers, and the previous collective's
+// until Go's collector frees them.
+const mpibenchBuffers = 4
+
+// checkMPIBenchSize refuses a --size whose buffers the ranks on this
+// machine cannot hold in its available memory: they would die of it, one
+// by one, with Go's out-of-memory trace. Collective.
+func checkMPIBenchSize(t *topology.Topology, size int64) error {
+	ranks, err := hostRanks(t)
+	if err != nil {
+		return err
+	}
+	avail, ok := memAvailable()
+	if !ok {
+		return nil
+	}
+	// Reported by one rank, for the job: it names its command itself.
+	if limit := avail / int64(mpibenchBuffers*ranks); size > limit {
+		return usagef("lmdbio mpibench: --size %s: at most %s with %d rank(s) on %s (each holds %d buffers of --size; %s of memory available)",
+			humanBytes(size), humanBytes(limit), ranks, t.Host, mpibenchBuffers, humanBytes(avail))
+	}
+	return nil
+}
+
+// hostRanks counts the ranks on this machine: its node's, unless the nodes
+// are virtual (LMDBIO_RANKS_PER_NODE), several of which may share one
+// machine. Collective.
+func hostRanks(t *topology.Topology) (int, error) {
+	if !t.Virtual {
+		return t.LocalSize, nil
+	}
+	c, err := t.World.SplitShared(t.Rank)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Free()
+	return c.Size(), nil
+}
+
+// memAvailable is the memory that can be had without swapping; ok is
+// false where the kernel does not say.
+func memAvailable() (bytes int64, ok bool) {
+	m, err := meminfo.Read()
+	if err != nil {
+		return 0, false
+	}
+	return m["MemAvailable"], true
 }
 
 // timeCollective runs one collective iters times and reports the slowest

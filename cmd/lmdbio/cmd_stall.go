@@ -60,6 +60,9 @@ page cache.
 "synthetic"), limit, stall (the analysis), what-if (one per --cache-fractions).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFloatFlags(cmd.Flags()); err != nil {
+				return err
+			}
 			cfg, fractions, err := opt.config(args[0])
 			if err != nil {
 				return err
@@ -101,8 +104,11 @@ func (o *stallOptions) config(path string) (benchConfig, []float64, error) {
 	if cfg.probes, err = parseProbes(o.probes); err != nil {
 		return cfg, nil, err
 	}
+	if o.compute < 0 {
+		return cfg, nil, usagef("--compute %v: want a time per batch >= 0 (0: the --workload's)", o.compute)
+	}
 	if o.compute > 0 {
-		if o.threshold <= 0 || o.threshold > 1 {
+		if !(o.threshold > 0 && o.threshold <= 1) { // NaN too
 			return cfg, nil, usagef("--threshold %v: want 0 < AU <= 1", o.threshold)
 		}
 		cfg.workload = bench.Workload{Name: "custom", Batch: lopt.Batch, Compute: o.compute, Threshold: o.threshold}

@@ -55,6 +55,8 @@ func TestStallConfig(t *testing.T) {
 		func(o *stallOptions) { o.rounds = 0 },
 		func(o *stallOptions) { o.consumer = "md5" },
 		func(o *stallOptions) { o.compute, o.threshold = 1e6, 2 },
+		func(o *stallOptions) { o.compute, o.threshold = 1e6, math.NaN() },
+		func(o *stallOptions) { o.compute = -1e9 },
 	} {
 		o := opt
 		bad(&o)

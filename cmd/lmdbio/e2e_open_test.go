@@ -124,7 +124,7 @@ func TestE2EDigestBadPlaces(t *testing.T) {
 		{[]string{"digest", loop}, "lmdbio: " + loop + ": "},
 		{[]string{"digest", filepath.Join(file, "db")}, "lmdbio: " + filepath.Join(file, "db") + ": "},
 		{[]string{"digest", "--state-out", tmp, dir}, "lmdbio: --state-out " + tmp + ": is a directory"},
-		{[]string{"digest", "--state-out", filepath.Join(tmp, "no", "s.json"), dir}, "lmdbio: --state-out "},
+		{[]string{"digest", "--state-out", filepath.Join(file, "s.json"), dir}, "lmdbio: --state-out " + filepath.Join(file, "s.json") + ": " + file + " is not a directory"},
 		{[]string{"digest", "--mode", "lmdb", "--stop-after", "2", "--state-out", filepath.Join(tmp, "s.json"), dir},
 			"lmdbio digest: --state-out: --mode lmdb reads by cursor"},
 	} {

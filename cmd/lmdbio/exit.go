@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/lmdbio/lmdbio/pkg/loader"
@@ -92,8 +93,28 @@ func report(command string, err error) int {
 		fmt.Fprintln(os.Stderr, "lmdbio: interrupted")
 		return exitFailure
 	}
-	fmt.Fprintln(os.Stderr, errorLine(command, err))
+	var ee *exitError
+	if !errors.As(err, &ee) || !ee.usage || launchRank(os.Getenv) <= 0 {
+		fmt.Fprintln(os.Stderr, errorLine(command, err))
+	}
 	return exitCode(err)
+}
+
+// launchRank is this process's rank as its launcher set it, -1 outside a
+// launch. A mistake on the command line is the same on every rank, so only
+// rank 0 says it: once, not once for every rank that got to say it before
+// the job ended.
+func launchRank(getenv func(string) string) int {
+	vars := []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}
+	if getenv("SLURM_STEP_ID") != "" {
+		vars = append(vars, "SLURM_PROCID")
+	}
+	for _, v := range vars {
+		if r, err := strconv.Atoi(getenv(v)); err == nil && r >= 0 {
+			return r
+		}
+	}
+	return -1
 }
 
 // errorLine formats err as one line.

@@ -80,7 +80,11 @@ func runLaunch(l launch) error {
 
 	var errScan, outScan deathScanner
 	var copies sync.WaitGroup
-	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(os.Stderr, &errScan), errR) })
+	copies.Go(func() {
+		f := &bannerFilter{out: os.Stderr}
+		_, _ = io.Copy(io.MultiWriter(f, &errScan), errR)
+		_ = f.flush()
+	})
 	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(os.Stdout, &outScan), outR) })
 	copied := make(chan struct{})
 	go func() { copies.Wait(); close(copied) }()

@@ -29,17 +29,23 @@ func WriteHDF5(path string, opt HDF5Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if _, err := os.Lstat(path); err == nil && !opt.Overwrite {
+	existed := !missing(path)
+	if existed && !opt.Overwrite {
 		return Summary{}, fmt.Errorf("gen: %s: %w (overwrite not requested)", path, fs.ErrExist)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	created, err := mkdirAll(filepath.Dir(path))
+	if err != nil {
 		return Summary{}, fmt.Errorf("gen: %w", err)
 	}
 	w := &h5writer{opt: opt, recs: newRecords(Options{Seed: opt.Seed})}
 	if err := w.write(path); err != nil {
-		if w.file != nil { // the file is ours: leave no half-written one
-			os.Remove(path)
+		// Leave no half-written file, nor the directories made for it; a
+		// file that was there stays unless libhdf5 had opened (truncated) it.
+		var ours []string
+		if !existed || w.file != nil {
+			ours = []string{path}
 		}
+		removeCreated(ours, filepath.Dir(path), created)
 		return Summary{}, fmt.Errorf("gen: write %s: %w", path, err)
 	}
 	st, err := os.Stat(path)

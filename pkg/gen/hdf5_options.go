@@ -33,14 +33,15 @@ func (o HDF5Options) check() (HDF5Options, error) {
 		if d < 1 {
 			return o, fmt.Errorf("%w: image shape %v", ErrOptions, o.Shape)
 		}
-		row *= int64(d)
+		// Saturated past MaxValueSize, so a huge shape cannot wrap around.
+		row = min(row*int64(min(d, MaxValueSize+1)), MaxValueSize+1)
 	}
 	switch {
 	case o.Records < 0:
 		return o, fmt.Errorf("%w: %d records", ErrOptions, o.Records)
-	case len(o.Shape) == 0 || len(o.Shape) > 31 || row > maxHDF5Chunk:
-		return o, fmt.Errorf("%w: image shape %v", ErrOptions, o.Shape)
-	case o.ChunkRows < 0 || int64(o.ChunkRows)*row > maxHDF5Chunk:
+	case len(o.Shape) == 0 || len(o.Shape) > 31 || row > MaxValueSize:
+		return o, fmt.Errorf("%w: image shape %v (rows of 1 to %d bytes)", ErrOptions, o.Shape, MaxValueSize)
+	case o.ChunkRows < 0 || int64(o.ChunkRows) > maxHDF5Chunk/row:
 		return o, fmt.Errorf("%w: chunks of %d rows of %d bytes (HDF5 chunks hold less than 4 GiB)", ErrOptions, o.ChunkRows, row)
 	case o.Gzip < 0 || o.Gzip > 9:
 		return o, fmt.Errorf("%w: gzip level %d, want 1-9 (0: none)", ErrOptions, o.Gzip)

@@ -68,8 +68,8 @@ func (o Options) check() (Options, error) {
 	switch {
 	case o.Records < 0:
 		return o, fmt.Errorf("%w: %d records", ErrOptions, o.Records)
-	case o.MeanSize < 1:
-		return o, fmt.Errorf("%w: mean size %d, want >= 1", ErrOptions, o.MeanSize)
+	case o.MeanSize < 1 || o.MeanSize > MaxValueSize:
+		return o, fmt.Errorf("%w: mean size %d, want 1 to %d", ErrOptions, o.MeanSize, MaxValueSize)
 	case o.StdDev < 0:
 		return o, fmt.Errorf("%w: standard deviation %d, want >= 0", ErrOptions, o.StdDev)
 	case o.TxnRecords < 0:

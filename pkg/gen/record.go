@@ -58,10 +58,11 @@ func (r *records) record(i int) (key, value []byte) {
 	return r.key, r.value
 }
 
-// size draws a value size from Normal(MeanSize, StdDev), at least 1.
+// size draws a value size from Normal(MeanSize, StdDev), from 1 to
+// MaxValueSize.
 func (r *records) size() int {
 	s := math.Round(float64(r.opt.MeanSize) + r.rng.NormFloat64()*float64(r.opt.StdDev))
-	return int(max(s, 1))
+	return int(min(max(s, 1), MaxValueSize))
 }
 
 // fill sets r.data to n random bytes.

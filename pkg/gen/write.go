@@ -23,15 +23,27 @@ func Write(dir string, opt Options) (Summary, error) {
 
 // write is Write with the initial map size under the caller's control
 // (0: estimate it), so tests can exercise growing the map.
-func write(dir string, opt Options, mapSize int64) (Summary, error) {
+func write(dir string, opt Options, mapSize int64) (sum Summary, err error) {
 	start := time.Now()
-	opt, err := opt.check()
+	opt, err = opt.check()
 	if err != nil {
 		return Summary{}, err
 	}
-	if err := prepareDir(dir, opt.Overwrite); err != nil {
+	created, err := prepareDir(dir, opt.Overwrite)
+	if err != nil {
 		return Summary{}, err
 	}
+	// From here on data.mdb is this run's (an old one is gone): a failed
+	// run leaves no half-written dataset behind to refuse the next run.
+	ours := []string{filepath.Join(dir, "data.mdb")}
+	if lock := filepath.Join(dir, "lock.mdb"); missing(lock) {
+		ours = append(ours, lock)
+	}
+	defer func() {
+		if err != nil {
+			removeCreated(ours, dir, created)
+		}
+	}()
 	if mapSize == 0 {
 		mapSize = estimateMapSize(opt)
 	}
@@ -74,26 +86,27 @@ func openEnv(dir string, mapSize int64) (*lmdb.Env, error) {
 	return env, nil
 }
 
-// prepareDir creates dir, or empties it of an old dataset if overwrite.
-func prepareDir(dir string, overwrite bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("gen: %w", err)
+// prepareDir creates dir, or empties it of an old dataset if overwrite. It
+// returns the topmost directory it created ("" if dir existed).
+func prepareDir(dir string, overwrite bool) (created string, err error) {
+	if created, err = mkdirAll(dir); err != nil {
+		return "", fmt.Errorf("gen: %w", err)
 	}
 	data := filepath.Join(dir, "data.mdb")
 	if _, err := os.Lstat(data); errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return created, nil
 	} else if err != nil {
-		return fmt.Errorf("gen: %w", err)
+		return "", fmt.Errorf("gen: %w", err)
 	}
 	if !overwrite {
-		return fmt.Errorf("gen: %s: %w (overwrite not requested)", data, fs.ErrExist)
+		return "", fmt.Errorf("gen: %s: %w (overwrite not requested)", data, fs.ErrExist)
 	}
 	for _, name := range []string{data, filepath.Join(dir, "lock.mdb")} {
 		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("gen: %w", err)
+			return "", fmt.Errorf("gen: %w", err)
 		}
 	}
-	return nil
+	return created, nil
 }
 
 // estimateMapSize returns a map size the dataset will fit in with room to
@@ -104,8 +117,10 @@ func estimateMapSize(opt Options) int64 {
 		pageSize = 4096 // a large value rounds up to whole overflow pages
 		perKey   = 128  // key, node header, branch share, Datum framing
 	)
-	perRecord := int64(opt.MeanSize) + 4*int64(opt.StdDev) + pageSize + perKey
-	return int64(opt.Records)*perRecord*3/2 + 64<<20
+	perRecord := float64(opt.MeanSize) + 4*float64(opt.StdDev) + pageSize + perKey
+	// No more than half the address space: the process needs the rest, and
+	// load grows the map if the dataset turns out to need more.
+	return int64(min(float64(opt.Records)*perRecord*3/2+64<<20, float64(MapLimit()/2)))
 }
 
 // insertionOrder returns the record numbers in insertion order for Random,

@@ -1,13 +1,10 @@
 package loader
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 
+	"github.com/lmdbio/lmdbio/pkg/meminfo"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 )
@@ -83,7 +80,7 @@ func cacheRoom(readers int, arena int64) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	mem, err := meminfo()
+	mem, err := meminfo.Read()
 	if err != nil {
 		return 0, "", err
 	}
@@ -115,7 +112,7 @@ func (ld *leader) mapsAhead() bool {
 	if ld.cache.seg == nil || ld.opt.Shuffle == sampler.None || ld.opt.Epochs-p.firstEpoch() < 2 {
 		return false
 	}
-	mem, err := meminfo()
+	mem, err := meminfo.Read()
 	return err == nil && pageTablesFit(ld.learners*ld.readers, ld.cache.layout.Bytes, mem["MemTotal"])
 }
 
@@ -124,34 +121,6 @@ func formatFree(n int64) string {
 		return "unlimited"
 	}
 	return shm.FormatBytes(n)
-}
-
-// meminfo reads /proc/meminfo in bytes.
-func meminfo() (map[string]int64, error) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		fields := strings.Fields(rest)
-		if !ok || len(fields) == 0 {
-			continue
-		}
-		if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
-			if len(fields) > 1 && fields[1] == "kB" {
-				v <<= 10
-			}
-			out[name] = v
-		}
-	}
-	if out["MemTotal"] == 0 || out["MemAvailable"] == 0 {
-		return nil, fmt.Errorf("/proc/meminfo: no MemTotal or MemAvailable")
-	}
-	return out, sc.Err()
 }
 
 func runtimeCPUs() int { return runtime.GOMAXPROCS(0) }

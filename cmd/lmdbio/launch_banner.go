@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// bannerFilter passes the launcher's stderr on line by line, but turns Open
+// MPI's boxed notices about ranks that exited with a non-zero status into
+// one line naming the rank and the status. lmdbio's ranks say in one line
+// why they failed; the two boxes (a dozen lines for one mistake) buried it.
+// A box is the lines from one of Open MPI's rules to the next; other boxes
+// pass unchanged, and so does everything held back when the stream ends.
+type bannerFilter struct {
+	out     io.Writer
+	partial []byte
+	box     []string // the box being read, its opening rule first; nil outside one
+}
+
+// maxBoxLines bounds a box held back: more is not one of the notices.
+const maxBoxLines = 64
+
+var (
+	// "Process name: [[10959,1],2]" (Open MPI 4), "[prterun-n1-123@1,2]" (5).
+	boxRank = regexp.MustCompile(`Process name:\s*\S*?(\d+)\]+\s*$`)
+	boxCode = regexp.MustCompile(`Exit code:\s*(\d+)`)
+)
+
+func (f *bannerFilter) Write(b []byte) (int, error) {
+	f.partial = append(f.partial, b...)
+	for {
+		i := strings.IndexByte(string(f.partial), '\n')
+		if i < 0 {
+			break
+		}
+		if err := f.line(string(f.partial[:i])); err != nil {
+			return len(b), err
+		}
+		f.partial = f.partial[i+1:]
+	}
+	return len(b), nil
+}
+
+// flush writes what is held back: the stream ended.
+func (f *bannerFilter) flush() error {
+	held := f.box
+	if len(f.partial) > 0 {
+		held = append(held, string(f.partial))
+	}
+	f.box, f.partial = nil, nil
+	return f.write(held...)
+}
+
+func (f *bannerFilter) line(l string) error {
+	switch {
+	case f.box == nil && isRule(l):
+		f.box = []string{l}
+		return nil
+	case f.box == nil:
+		return f.write(l)
+	}
+	f.box = append(f.box, l)
+	if !isRule(l) && len(f.box) < maxBoxLines {
+		return nil
+	}
+	box := f.box
+	f.box = nil
+	return f.write(summarizeBox(box)...)
+}
+
+func (f *bannerFilter) write(lines ...string) error {
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(f.out, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summarizeBox returns what stands for a box: one line for the notice of a
+// rank's non-zero exit, nothing for the notice that the job was aborted
+// for it, the box itself otherwise.
+func summarizeBox(box []string) []string {
+	text := strings.Join(box, "\n")
+	switch {
+	case strings.Contains(text, "exited with non-zero status"):
+		rank, code := "a rank", "non-zero"
+		for _, l := range box {
+			if m := boxRank.FindStringSubmatch(l); m != nil {
+				rank = "rank " + m[1]
+			}
+			if m := boxCode.FindStringSubmatch(l); m != nil {
+				code = m[1]
+			}
+		}
+		return []string{fmt.Sprintf("lmdbio run: %s exited with status %s", rank, code)}
+	case strings.Contains(text, "returned\na non-zero exit code"):
+		return nil
+	}
+	return box
+}
+
+// openMPIRule is the edge of Open MPI's boxes (show_help): 74 dashes. A
+// program's own line of dashes is seldom exactly that; if it is, its lines
+// are held back until the next one, or maxBoxLines.
+var openMPIRule = strings.Repeat("-", 74)
+
+func isRule(l string) bool { return strings.TrimRight(l, " \r") == openMPIRule }

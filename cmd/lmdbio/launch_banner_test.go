@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// What Open MPI 4's mpirun printed when one of 4 ranks of lmdbio digest
+// exited 2 after saying why.
+const ompiNonZero = `lmdbio: /tmp/x: stat /tmp/x: no such file or directory
+--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun.openmpi detected that one or more processes exited with non-zero status, thus causing
+the job to be terminated. The first process to do so was:
+
+  Process name: [[10918,1],2]
+  Exit code:    2
+--------------------------------------------------------------------------
+`
+
+// TestBannerFilter: the notices of a non-zero exit become one line, in
+// whatever pieces the stream arrives; other boxes and lines pass unchanged,
+// and what is held back comes out when the stream ends.
+func TestBannerFilter(t *testing.T) {
+	rule := strings.Repeat("-", 74)
+	other := rule + "\nmpirun was unable to launch the specified application\n" + rule + "\n"
+	prte := rule + "\nprterun detected that one or more processes exited with non-zero status\n  Process name: [prterun-n1-77@1,5]\n  Exit code:    1\n" + rule + "\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"open mpi 4", ompiNonZero, "lmdbio: /tmp/x: stat /tmp/x: no such file or directory\nlmdbio run: rank 2 exited with status 2\n"},
+		{"open mpi 5", prte, "lmdbio run: rank 5 exited with status 1\n"},
+		{"other box", other, other},
+		{"no box", "step 1\nstep 2\n", "step 1\nstep 2\n"},
+		{"cut short", "a\n" + rule + "\nheld\nlast", "a\n" + rule + "\nheld\nlast\n"},
+	} {
+		for _, piece := range []int{1, 7, len(c.in)} {
+			var out strings.Builder
+			f := &bannerFilter{out: &out}
+			for at := 0; at < len(c.in); at += piece {
+				if _, err := f.Write([]byte(c.in[at:min(at+piece, len(c.in))])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != c.want {
+				t.Errorf("%s, pieces of %d: got\n%q\nwant\n%q", c.name, piece, out.String(), c.want)
+			}
+		}
+	}
+}
+
+// TestBannerFilterLongBox: a rule that opens no notice holds back at most
+// maxBoxLines lines.
+func TestBannerFilterLongBox(t *testing.T) {
+	var out strings.Builder
+	f := &bannerFilter{out: &out}
+	in := strings.Repeat("-", 74) + "\n" + strings.Repeat("log line\n", 2*maxBoxLines)
+	if _, err := f.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n < maxBoxLines {
+		t.Errorf("%d lines out of %d before the stream ended", n, 2*maxBoxLines+1)
+	}
+}

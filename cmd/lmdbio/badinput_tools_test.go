@@ -16,16 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// checkRefused checks a bad-input refusal: one stderr line with prefix,
-// exit 2, nothing on stdout.
-func checkRefused(t *testing.T, r result, prefix string) {
-	t.Helper()
-	checkOneLineError(t, r, 2, prefix)
-	if r.stdout != "" {
-		t.Errorf("printed output before refusing:\n%s", r)
-	}
-}
-
 // checkAbsent fails the test if path exists.
 func checkAbsent(t *testing.T, path string) {
 	t.Helper()
@@ -52,7 +42,7 @@ func TestBadInputToolsGenOut(t *testing.T) {
 		append(lmdb, "--out", filepath.Join(file, "data.mdb")),
 		append(lmdb, "--out", file),
 	} {
-		checkRefused(t, lmdbio(t, nil, args...), "lmdbio gen: --out ")
+		checkBadInputQuickly(t, lmdbio(t, nil, args...), "lmdbio gen: --out ")
 	}
 	if ents, _ := os.ReadDir(existing); len(ents) != 0 {
 		t.Errorf("gen wrote into %s: %v", existing, ents)
@@ -72,7 +62,7 @@ func TestBadInputToolsGenUnwritable(t *testing.T) {
 		{"gen", "--format", "hdf5", "--records", "2", "--size", "3x4x4", "--out", filepath.Join(ro, "sub", "new.h5")},
 		{"gen", "--records", "2", "--size", "100", "--out", filepath.Join(ro, "new")},
 	} {
-		checkRefused(t, lmdbioUnprivileged(t, dir, args...), "lmdbio gen: --out ")
+		checkBadInputQuickly(t, lmdbioUnprivileged(t, dir, args...), "lmdbio gen: --out ")
 	}
 	if ents, _ := os.ReadDir(ro); len(ents) != 0 {
 		t.Errorf("gen wrote into %s: %v", ro, ents)
@@ -143,7 +133,7 @@ func TestBadInputToolsGenSize(t *testing.T) {
 		{[]string{"--format", "hdf5", "--records", "100000000", "--size", "3x224x224"}, "lmdbio gen: --records 100000000 of --size 3x224x224 make"},
 	} {
 		r := lmdbio(t, nil, append([]string{"gen", "--out", out}, c.args...)...)
-		checkRefused(t, r, c.prefix)
+		checkBadInputQuickly(t, r, c.prefix)
 		checkAbsent(t, filepath.Dir(out))
 	}
 }
@@ -184,7 +174,7 @@ func TestBadInputToolsGenOutputs(t *testing.T) {
 	dir := t.TempDir()
 	k, k2 := filepath.Join(dir, "k"), filepath.Join(dir, "k2")
 	r := lmdbio(t, nil, "gen", "--records", "10", "--size", "1KiB", "--out", k, k2)
-	checkRefused(t, r, "lmdbio gen: --out "+k+" and the argument "+k2+" name two outputs")
+	checkBadInputQuickly(t, r, "lmdbio gen: --out "+k+" and the argument "+k2+" name two outputs")
 	checkAbsent(t, k)
 	checkAbsent(t, k2)
 	if r := lmdbio(t, nil, "gen", "--records", "10", "--size", "1KiB", "--out", k, k+"/"); r.code != 0 {
@@ -203,12 +193,12 @@ func TestBadInputToolsModel(t *testing.T) {
 	runs := writeFile(t, "runs.jsonl", []byte(r.stdout))
 	underFile := filepath.Join(runs, "plots")
 
-	checkRefused(t, lmdbio(t, nil, "model", "fit", dir), "lmdbio model fit: "+dir+": is a directory")
+	checkBadInputQuickly(t, lmdbio(t, nil, "model", "fit", dir), "lmdbio model fit: "+dir+": is a directory")
 	for _, args := range [][]string{
 		{"model", "fit", "--restarts", "0", "--out", underFile, runs},
 		{"model", "predict", "--nodes", "1,2", "--out", underFile},
 	} {
-		checkRefused(t, lmdbio(t, nil, args...), "lmdbio "+strings.Join(args[:2], " ")+": --out "+underFile+": ")
+		checkBadInputQuickly(t, lmdbio(t, nil, args...), "lmdbio "+strings.Join(args[:2], " ")+": --out "+underFile+": ")
 	}
 	checkAbsent(t, underFile)
 	for _, args := range [][]string{
@@ -218,7 +208,7 @@ func TestBadInputToolsModel(t *testing.T) {
 		{"model", "synth", "--nodes", "1", "--noise", "NaN"},
 		{"model", "fit", "--walk-fraction", "NaN", runs},
 	} {
-		checkRefused(t, lmdbio(t, nil, args...), "lmdbio "+strings.Join(args[:2], " ")+": --")
+		checkBadInputQuickly(t, lmdbio(t, nil, args...), "lmdbio "+strings.Join(args[:2], " ")+": --")
 	}
 }
 
@@ -235,14 +225,14 @@ func TestBadInputToolsStall(t *testing.T) {
 		{[]string{"--compute", "-1s"}, "lmdbio stall: --compute -1s: "},
 	} {
 		r := lmdbio(t, nil, append(append([]string{"stall", "--limit-probes", "none"}, c.args...), db)...)
-		checkRefused(t, r, c.prefix)
+		checkBadInputQuickly(t, r, c.prefix)
 	}
 }
 
 // TestBadInputToolsMPIBench: a --size the ranks on a machine cannot hold
 // is refused in one line, not by Go's out-of-memory trace.
 func TestBadInputToolsMPIBench(t *testing.T) {
-	checkRefused(t, lmdbio(t, nil, "mpibench", "--size", "100TiB"), "lmdbio mpibench: --size ")
+	checkBadInputQuickly(t, lmdbio(t, nil, "mpibench", "--size", "100TiB"), "lmdbio mpibench: --size ")
 	if mpirunPath != "" {
 		// Two virtual nodes on this machine share its memory.
 		r := mpirun(t, 2, []string{"LMDBIO_RANKS_PER_NODE=1"}, "mpibench", "--size", "100TiB")

@@ -146,10 +146,10 @@ func (o runOptions) validate(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return usagef("needs a CMD to run (lmdbio run -n N -- CMD ARGS...)")
 	}
-	if _, err := exec.LookPath(args[0]); err != nil {
+	if _, err := exec.LookPath(args[0]); err != nil && !o.dryRun {
 		// Said once, before a job starts: the launcher would say it in many
 		// lines for every node. The nodes of a job see the same files as
-		// the host that launches it.
+		// the host that launches it; a dry run may be for other hosts.
 		return usagef("CMD %s: not an executable file on this host's PATH or at that path", args[0])
 	}
 	switch {

@@ -7,12 +7,13 @@ import (
 	"strings"
 )
 
-// bannerFilter passes the launcher's stderr on line by line, but turns Open
-// MPI's boxed notices about ranks that exited with a non-zero status into
-// one line naming the rank and the status. lmdbio's ranks say in one line
-// why they failed; the two boxes (a dozen lines for one mistake) buried it.
-// A box is the lines from one of Open MPI's rules to the next; other boxes
-// pass unchanged, and so does everything held back when the stream ends.
+// bannerFilter passes the launcher's stderr on line by line, but drops Open
+// MPI's boxed notices about a rank that exited with status 1 or 2 (lmdbio's
+// statuses, whose ranks say why in one line that the boxes, a dozen lines,
+// buried), and the notice that the job was aborted for a non-zero exit,
+// which the status of lmdbio run says. A box is the lines from one of Open
+// MPI's rules to the next; other boxes pass unchanged, and so does
+// everything held back when the stream ends.
 type bannerFilter struct {
 	out     io.Writer
 	partial []byte
@@ -22,11 +23,8 @@ type bannerFilter struct {
 // maxBoxLines bounds a box held back: more is not one of the notices.
 const maxBoxLines = 64
 
-var (
-	// "Process name: [[10959,1],2]" (Open MPI 4), "[prterun-n1-123@1,2]" (5).
-	boxRank = regexp.MustCompile(`Process name:\s*\S*?(\d+)\]+\s*$`)
-	boxCode = regexp.MustCompile(`Exit code:\s*(\d+)`)
-)
+// boxCode finds the exit status in Open MPI's notice of a non-zero exit.
+var boxCode = regexp.MustCompile(`Exit code:\s*(\d+)`)
 
 func (f *bannerFilter) Write(b []byte) (int, error) {
 	f.partial = append(f.partial, b...)
@@ -79,23 +77,17 @@ func (f *bannerFilter) write(lines ...string) error {
 	return nil
 }
 
-// summarizeBox returns what stands for a box: one line for the notice of a
-// rank's non-zero exit, nothing for the notice that the job was aborted
-// for it, the box itself otherwise.
+// summarizeBox returns what stands for a box: nothing for the notices
+// bannerFilter drops, the box itself otherwise.
 func summarizeBox(box []string) []string {
 	text := strings.Join(box, "\n")
 	switch {
 	case strings.Contains(text, "exited with non-zero status"):
-		rank, code := "a rank", "non-zero"
 		for _, l := range box {
-			if m := boxRank.FindStringSubmatch(l); m != nil {
-				rank = "rank " + m[1]
-			}
-			if m := boxCode.FindStringSubmatch(l); m != nil {
-				code = m[1]
+			if m := boxCode.FindStringSubmatch(l); m != nil && (m[1] == "1" || m[1] == "2") {
+				return nil
 			}
 		}
-		return []string{fmt.Sprintf("lmdbio run: %s exited with status %s", rank, code)}
 	case strings.Contains(text, "returned\na non-zero exit code"):
 		return nil
 	}

@@ -93,17 +93,26 @@ func report(command string, err error) int {
 		fmt.Fprintln(os.Stderr, "lmdbio: interrupted")
 		return exitFailure
 	}
-	var ee *exitError
-	if !errors.As(err, &ee) || !ee.usage || launchRank(os.Getenv) <= 0 {
-		fmt.Fprintln(os.Stderr, errorLine(command, err))
-	}
+	fmt.Fprintln(os.Stderr, errorLine(command, err))
 	return exitCode(err)
 }
 
+// reportOnce is report for a command's outcome on every rank of a job: a
+// mistake on the command line that no rank reported yet (found before MPI
+// started, where the ranks cannot agree who says it) is the same on every
+// rank, so only rank 0 says it: once, not once for every rank that got to
+// say it before the job ended. Errors found later are agreed on, and
+// reported by one rank (agreeOn).
+func reportOnce(command string, err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.usage && launchRank(os.Getenv) > 0 {
+		return exitCode(err)
+	}
+	return report(command, err)
+}
+
 // launchRank is this process's rank as its launcher set it, -1 outside a
-// launch. A mistake on the command line is the same on every rank, so only
-// rank 0 says it: once, not once for every rank that got to say it before
-// the job ended.
+// launch.
 func launchRank(getenv func(string) string) int {
 	vars := []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}
 	if getenv("SLURM_STEP_ID") != "" {

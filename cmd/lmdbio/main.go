@@ -25,7 +25,7 @@ func run(args []string) int {
 	if cmd != nil {
 		name = cmd.CommandPath()
 	}
-	return report(name, err)
+	return reportOnce(name, err)
 }
 
 func newRootCommand() *cobra.Command {

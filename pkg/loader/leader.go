@@ -136,8 +136,12 @@ func (ld *leader) prepare(sizes []int) (err error) {
 		if ld.sched.err != nil {
 			return ld.sched.err
 		}
-		ld.fetch, err = openCursorFetcher(ld.ds, ld.opt)
-		return err
+		f, err := openCursorFetcher(ld.ds, ld.opt)
+		if err != nil {
+			return err // no fetcher: a nil *cursorFetcher in ld.fetch would not be nil
+		}
+		ld.fetch = f
+		return nil
 	}
 	if ld.plan, err = newRunPlan(ld.ds.src, ld.opt, sizes, ld.node); err != nil {
 		return err

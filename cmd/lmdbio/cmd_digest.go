@@ -147,11 +147,7 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 
 // readState reads a --resume file.
 func readState(path string) (*loader.State, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	s, err := loader.ParseState(b)
+	s, err := loader.ReadStateFile(path)
 	if err != nil {
 		return nil, usageError(withPath(path, err))
 	}

@@ -1,10 +1,17 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"reflect"
 	"slices"
+	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 )
 
 // StateVersion is the format version of State documents this build writes
@@ -35,13 +42,16 @@ type State struct {
 
 // ErrResume marks a resume state that does not fit the run (another
 // dataset, shuffle or global batch size) or cannot be read.
-var ErrResume = errors.New("resume state does not fit")
+var ErrResume = errors.New("resume state")
 
 // ParseState reads a State document, checking its version and fields.
 func ParseState(b []byte) (*State, error) {
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%w: not a resume state: %v", ErrResume, err)
+		return nil, fmt.Errorf("%w: not a state document: %v", ErrResume, err)
+	}
+	if name := missingField(b); name != "" {
+		return nil, fmt.Errorf("%w: damaged: no %q", ErrResume, name)
 	}
 	switch {
 	case s.Version == 1 && s.Shuffle == "chunk":
@@ -49,7 +59,7 @@ func ParseState(b []byte) (*State, error) {
 	case s.Version != StateVersion && s.Version != 1:
 		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrResume, s.Version, StateVersion)
 	case s.Records < 0 || s.GlobalBatch < 1 || s.Epoch < 0 || s.GlobalBatches < 0 || len(s.NodeSizes) == 0:
-		return nil, fmt.Errorf("%w: damaged: records, global_batch, epoch, global_batches or node_sizes missing or negative", ErrResume)
+		return nil, fmt.Errorf("%w: damaged: records, global_batch, epoch, global_batches or node_sizes negative or empty", ErrResume)
 	}
 	learners := 0
 	for _, n := range s.NodeSizes {
@@ -62,6 +72,51 @@ func ParseState(b []byte) (*State, error) {
 		return nil, fmt.Errorf("%w: damaged: a global batch of %d for %d learners", ErrResume, s.GlobalBatch, learners)
 	}
 	return &s, nil
+}
+
+// maxStateFile bounds a resume file: a state is a few hundred bytes (its
+// node_sizes a few per node), and a path given by mistake, a device or a
+// huge file, must not be read whole.
+const maxStateFile = 1 << 20
+
+// ReadStateFile reads the State document in the file at path. The file
+// must be a regular file (a FIFO would block the open, a device never
+// end) of at most maxStateFile bytes.
+func ReadStateFile(path string) (*State, error) {
+	f, st, err := lmdbfmt.OpenRegular(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("%w: %w", ErrResume, pe) // keeps fs.ErrNotExist and the like
+	} else if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrResume, strings.TrimPrefix(err.Error(), "lmdbfmt: "))
+	}
+	defer f.Close()
+	if st.Size() > maxStateFile {
+		return nil, fmt.Errorf("%w: %s: %d bytes, not a resume state (at most %d)", ErrResume, path, st.Size(), maxStateFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrResume, path, err)
+	}
+	return ParseState(bytes.TrimSpace(b))
+}
+
+// missingField names the first field of a State that document b lacks or
+// sets to null, "" if it has them all. Every state lmdbio writes has every
+// field; one without, read as zero, would start its epoch again and deliver
+// records twice.
+func missingField(b []byte) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(b, &fields) != nil {
+		return ""
+	}
+	t := reflect.TypeFor[State]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if v, ok := fields[name]; !ok || string(v) == "null" {
+			return name
+		}
+	}
+	return ""
 }
 
 // fingerprint identifies the state for the agreement between ranks.

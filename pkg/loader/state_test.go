@@ -1,10 +1,17 @@
 package loader
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestParseStateVersions: this build reads its own states and version-1
@@ -67,4 +74,69 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("%s written back: %+v, %v", s.fingerprint(), again, err)
 		}
 	})
+}
+
+// stateDoc is a whole state document of this build.
+const stateDoc = `{"version":2,"dataset":"d","records":300,"shuffle":"global","seed":7,"chunk_bytes":67108864,` +
+	`"chunk_window":8,"remainder":"pad","global_batch":16,"node_sizes":[2,2],"epoch":1,"global_batches":3}`
+
+// TestParseStateMissingField: a document without one of the fields, or
+// with it null, is damaged: read as zero, a missing epoch or global_batches
+// would start the epoch again and deliver records twice.
+func TestParseStateMissingField(t *testing.T) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stateDoc), &fields); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseState([]byte(stateDoc)); err != nil {
+		t.Fatalf("the whole document: %v", err)
+	}
+	for name := range fields {
+		for _, null := range []bool{false, true} {
+			doc := maps.Clone(fields)
+			if null {
+				doc[name] = json.RawMessage("null")
+			} else {
+				delete(doc, name)
+			}
+			b, _ := json.Marshal(doc)
+			if _, err := ParseState(b); !errors.Is(err, ErrResume) || !strings.Contains(err.Error(), `no "`+name+`"`) {
+				t.Errorf("without %s (null %v): %v", name, null, err)
+			}
+		}
+	}
+}
+
+// TestReadStateFile: a resume file is read only if it is a regular file of
+// a plausible size; a FIFO (whose open would wait for a writer), a device
+// and a directory are refused at once.
+func TestReadStateFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "state.json")
+	big := filepath.Join(dir, "big.json")
+	fifo := filepath.Join(dir, "fifo")
+	if err := os.WriteFile(good, []byte(stateDoc+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, append([]byte(stateDoc), make([]byte, maxStateFile)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadStateFile(good); err != nil {
+		t.Errorf("%s: %v", good, err)
+	}
+	for _, path := range []string{big, fifo, dir, "/dev/zero", filepath.Join(dir, "none")} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadStateFile(path); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrResume) || !IsBadInput(err) {
+				t.Errorf("%s: %v, want a bad-input ErrResume", path, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: still reading after 5 s", path)
+		}
+	}
 }

@@ -16,7 +16,6 @@
 package loaderopts
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -344,15 +343,11 @@ func getDirect(o *loader.Options) string {
 
 // setResume reads a State document, inline or from a file.
 func setResume(o *loader.Options, v string) error {
-	doc := []byte(v)
-	if !strings.HasPrefix(v, "{") {
-		b, err := os.ReadFile(v)
-		if err != nil {
-			return err
-		}
-		doc = bytes.TrimSpace(b)
+	read := loader.ReadStateFile
+	if strings.HasPrefix(v, "{") {
+		read = func(doc string) (*loader.State, error) { return loader.ParseState([]byte(doc)) }
 	}
-	st, err := loader.ParseState(doc)
+	st, err := read(v)
 	if err != nil {
 		return err
 	}

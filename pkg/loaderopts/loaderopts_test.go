@@ -100,7 +100,7 @@ func TestParseBad(t *testing.T) {
 		"batch=8 io_depth=":    `"io_depth": unknown key`,
 		`resume={"a":1`:        "resume: a value starting with '{' must be a JSON object",
 		`resume={"a":1}x`:      "resume: a JSON value must be followed by a space",
-		`resume={"version":1}`: "resume state does not fit: damaged",
+		`resume={"version":1}`: "resume state: damaged",
 	} {
 		_, err := Parse(s)
 		if err == nil || !strings.Contains(err.Error(), want) {

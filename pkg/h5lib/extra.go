@@ -52,10 +52,15 @@ static herr_t lmdbio_walk(unsigned n, const H5E_error2_t *e, void *data) {
 }
 
 // lmdbio_error_stack writes the descriptions on libhdf5's error stack,
-// the API function's first, one per line.
+// the API function's first, one per line, and empties the stack. Its
+// records hold libhdf5's error classes until the next call on the thread
+// clears them; when none comes, as after an H5Fopen that failed, libhdf5's
+// exit handler (H5close, on another thread in a C or Python process)
+// cannot release them and prints "HDF5: infinite loop closing library".
 static size_t lmdbio_error_stack(char *buf, size_t cap) {
 	lmdbio_stack s = {buf, cap, 0};
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, lmdbio_walk, &s);
+	H5Eclear2(H5E_DEFAULT);
 	return s.len;
 }
 */
@@ -80,6 +85,18 @@ func LastError(op string) error { return libError(op) }
 const maxRank = 32
 
 func disableFileLocking() { C.lmdbio_no_file_locking() }
+
+// ErrorDepth is the number of records on libhdf5's error stack of the
+// HDF5 goroutine's thread (H5Eget_num, which leaves them there): 0 once
+// every failure was reported. For tests.
+func ErrorDepth() int {
+	var n C.ssize_t
+	Do(func() error {
+		n = C.H5Eget_num(C.H5E_DEFAULT)
+		return nil
+	})
+	return int(n)
+}
 
 // errorStack returns the descriptions libhdf5's last failed call left on
 // its error stack (H5Ewalk2), the API function's first.

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "lmdbio.h"
@@ -57,19 +58,26 @@ const char *lmdbio_status_string(int status) {
 // MPI_Finalize makes the launcher fail the whole job. A learner of an agent
 // closes its loaders and its connection, so that the agent sees it leave
 // on purpose.
+// A child forked after lmdbio_init (a PyTorch DataLoader worker) inherits
+// the handler but not the Go runtime's threads: calling into Go there
+// would wait for them forever, so the handler does nothing outside the
+// process that registered it.
+static pid_t registered_by;
+
 static void finalize_at_exit(void) {
 	char *msg = NULL;
+	if (getpid() != registered_by)
+		return;
 	lmdbioGoFinalize(&msg);
 	free(msg);
 }
 
 int lmdbio_init(int abi_version) {
-	static int registered;
 	char *msg = NULL;
 	int at_exit = 0;
 	int st = lmdbioGoInit(abi_version, LMDBIO_ABI_VERSION, (char *)LMDBIO_VERSION, &at_exit, &msg);
-	if (st == LMDBIO_OK && at_exit && !registered) {
-		registered = 1;
+	if (st == LMDBIO_OK && at_exit && registered_by == 0) {
+		registered_by = getpid();
 		atexit(finalize_at_exit);
 	}
 	return finish(st, msg);

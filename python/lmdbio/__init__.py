@@ -23,6 +23,8 @@ import atexit
 import ctypes
 import json
 import os
+import re
+import sys
 
 from . import _lib
 
@@ -31,6 +33,11 @@ __all__ = ["Loader", "Batch", "Error", "ArgumentError", "InputError", "LaunchErr
            "init", "finalize", "topology", "allreduce_sum", "version"]
 
 _c = _lib.load(_lib.find())
+
+# The library's Go runtime started when it was loaded, in this process. A
+# forked child (a DataLoader worker) has a copy of its memory but not its
+# threads, and a call into it there waits for them forever.
+_pid = os.getpid()
 
 
 class Error(Exception):
@@ -59,7 +66,8 @@ class VersionError(Error):
 
 
 class StateError(Error):
-    """lmdbio was finalised (or is not initialised)."""
+    """lmdbio was finalised (or is not initialised), or is used from a
+    forked process."""
 
 
 class HandleError(Error):
@@ -93,6 +101,14 @@ def _check(status):
     return status
 
 
+def _own():
+    """Refuses a call into the library from a forked child (see _pid), before
+    it can hang."""
+    if os.getpid() != _pid:
+        raise StateError(_lib.ERR_STATE, "a loader cannot be used from a forked process (e.g. a DataLoader "
+                         "worker): use num_workers=0 (lmdbio already reads in the background)")
+
+
 def version():
     """The C library's release, e.g. "0.1.0"."""
     return _c.lmdbio_version().decode()
@@ -108,17 +124,37 @@ def init(abi_version=_lib.ABI_VERSION):
     processes each see a world of one although the launcher started several
     (torchrun without an agent, srun without --mpi)."""
     global _initialised
+    _own()
     _check(_c.lmdbio_init(abi_version))
     if not _initialised:
         _initialised = True
-        atexit.register(finalize)
+        _at_exit(_finalize_at_exit)
 
 
 def finalize():
     """Closes every open loader and, if lmdbio initialised MPI, finalises it
     (a learner of an agent closes its connection). Collective; runs by
     itself at exit."""
+    _own()
     _check(_c.lmdbio_finalize())
+
+
+def _finalize_at_exit():
+    if os.getpid() == _pid:  # a forked child leaves the library alone (see _own)
+        finalize()
+
+
+def _at_exit(fn):
+    """Runs fn at exit, after multiprocessing has ended its daemonic children
+    (DataLoader workers): a forked child holds copies of the loaders'
+    sockets, and closing a loader waits while it lives. multiprocessing's
+    own exit handler, registered with atexit when it is imported, runs
+    after ours if it was imported first (atexit runs the last first)."""
+    util = sys.modules.get("multiprocessing.util")
+    if util is None:
+        atexit.register(fn)
+    else:
+        util.Finalize(None, fn, exitpriority=-1)  # run after the children are ended
 
 
 def topology():
@@ -208,22 +244,24 @@ class Loader:
     them, the same number on every rank); iterate again for the next epoch.
     After the last epoch iteration yields nothing. Each Batch is valid only
     until the next one is produced (see Batch). Use the loader from one
-    thread at a time; close it (or use it as a context manager) when done.
+    thread at a time, in the process that opened it (not in a forked
+    DataLoader worker); close it (or use it as a context manager) when done.
     """
 
     def __init__(self, path, batch=64, **options):
+        words = _c_string("options", _options(dict(options, batch=batch)))
+        self.path = os.fsdecode(path)
+        cpath = _c_string(f"path {self.path!r}", path)
         init()
-        options = dict(options, batch=batch)
-        words = " ".join(f"{k.replace('_', '-')}={_option_value(k, v)}" for k, v in options.items())
-        self.path = str(path)
         handle = ctypes.c_void_p()
-        _check(_c.lmdbio_open(self.path.encode(), words.encode(), ctypes.byref(handle)))
+        _check(_c.lmdbio_open(cpath, words, ctypes.byref(handle)))
         self._handle, self._closed = handle, False
         self._current = None
         info = self._info()
         self.records, self.epochs, self.batch = info.records, info.epochs, info.batch
 
     def _info(self):
+        _own()
         info = _lib.CLoaderInfo()
         _check(_c.lmdbio_info(self._handle, ctypes.byref(info)))
         return info
@@ -243,6 +281,7 @@ class Loader:
         """Where the run is, as a JSON string for Loader(..., resume=state):
         the epoch and the batches of it delivered so far. Every learner
         gets the same state after as many batches, so one may save it."""
+        _own()
         size = ctypes.c_size_t()
         _check(_c.lmdbio_state(self._handle, None, 0, ctypes.byref(size)))
         buf = ctypes.create_string_buffer(size.value + 1)
@@ -258,6 +297,7 @@ class Loader:
 
     def next(self):
         """The next batch of the current epoch, or None at its end."""
+        _own()
         self._invalidate()
         cb = _lib.CBatch()  # the caller's own, as in C: another thread's call may be refused, not overwrite it
         status = _check(_c.lmdbio_next(self._handle, ctypes.byref(cb)))
@@ -272,14 +312,20 @@ class Loader:
             self._current = None
 
     def close(self):
-        """Ends this learner's part. Collective; a second call does nothing."""
+        """Ends this learner's part. Collective; a second call does nothing.
+        A close refused with BusyError leaves the loader open: close again
+        once the other thread is out of its call."""
         if getattr(self, "_handle", None) is None or self._closed:  # never opened, or closed
             return
+        _own()
         self._invalidate()
-        self._closed = True  # the handle stays, so that the library says "closed" when it is used
         status = _c.lmdbio_close(self._handle)
-        if status != _lib.ERR_HANDLE:  # closed already by finalize
+        if status != _lib.ERR_HANDLE:  # closed already by finalize, or by a close that failed
             _check(status)
+        # Only now: a refused close (BusyError) leaves the loader open, and
+        # the next close must try again. The handle stays, so that the
+        # library says "closed" when it is used.
+        self._closed = True
 
     def __enter__(self):
         return self
@@ -294,14 +340,56 @@ class Loader:
             pass
 
 
+# An option key of include/lmdbio.h, with "_" for "-".
+_KEY = re.compile(r"[a-z0-9_-]+")
+
+
+def _options(options):
+    """The option string of lmdbio_open: key=value words, each of which must
+    stay one option (lmdbio_open splits the string at spaces)."""
+    for key in options:
+        if not _KEY.fullmatch(key):
+            raise ArgumentError(_lib.ERR_ARGUMENT,
+                                f"option {key!r}: a key is a word of lowercase letters, digits, '-' and '_'")
+    return " ".join(f"{k.replace('_', '-')}={_option_value(k, v)}" for k, v in options.items())
+
+
 def _option_value(key, v):
     if isinstance(v, bool):
         return "true" if v else "false"
     if key == "resume" and isinstance(v, dict):
         return json.dumps(v, separators=(",", ":"))
-    s = os.fspath(v) if isinstance(v, os.PathLike) else str(v)
+    s = os.fsdecode(v) if isinstance(v, (bytes, os.PathLike)) else str(v)
+    _c_string(f"option {key}={s!r}", s)  # no NUL byte, and encodable
     if key == "resume" and s.lstrip().startswith("{"):
-        return s.strip()  # a JSON object may hold spaces
+        return _json_object(key, s.strip())  # a JSON object may hold spaces
     if not s or any(c.isspace() for c in s):
         raise ArgumentError(_lib.ERR_ARGUMENT, f"option {key}={s!r}: the value must be one word")
+    if s.startswith("{"):  # lmdbio_open reads it as JSON, whatever the key
+        return _json_object(key, s)
     return s
+
+
+def _json_object(key, s):
+    """s, if it is one JSON object and nothing more: lmdbio_open reads a value
+    that starts with '{' up to the object's end, so what follows it would be
+    read as more options, and an unfinished object would swallow them."""
+    try:
+        _, end = json.JSONDecoder().raw_decode(s)
+    except json.JSONDecodeError as e:
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"option {key}: the value is not a JSON object: {e}") from None
+    if end != len(s):
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"option {key}: {s[end:]!r} follows the JSON object")
+    return s
+
+
+def _c_string(what, s):
+    """s (a str, bytes or path) as a C string, in the file system's encoding
+    as os.fsencode makes it; a NUL byte would end it early, and is refused."""
+    try:
+        b = os.fsencode(s)
+    except UnicodeEncodeError as e:
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"{what}: cannot be encoded: {e.reason}") from None
+    if b"\0" in b:
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"{what}: holds a NUL byte")
+    return b

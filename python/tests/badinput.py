@@ -1,16 +1,21 @@
 """Single-process checks of the Python binding's answers to misuse: each is
-an exception of the right class with the C library's one-line message,
-never a crash.
+an exception of the right class with the C library's one-line message (or
+the binding's, for what it refuses before calling the library: strings the
+C library would misread, a call from a forked process), never a crash or a
+hang.
 
     python3 python/tests/badinput.py DATASET
 """
 
+import importlib.util
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import lmdbio
 from lmdbio import _lib
@@ -36,6 +41,162 @@ def run(env, *args):
     p = subprocess.run([sys.executable, *args], env=dict(os.environ, **env), capture_output=True, text=True,
                        timeout=60)
     return p.returncode, p.stdout, p.stderr
+
+
+def bad_strings(path):
+    """Strings lmdbio_open would read otherwise than they were meant: a NUL
+    byte ends a C string early, a key or value with a space or '=' adds
+    options, a JSON value (resume) runs on into more options or swallows
+    them. Paths as bytes or path objects are the same path."""
+    expect(lmdbio.ArgumentError, "NUL", lmdbio.Loader, path + "\0junk")
+    expect(lmdbio.ArgumentError, "NUL", lmdbio.Loader, os.fsencode(path) + b"\0junk")
+    expect(lmdbio.ArgumentError, "NUL", lmdbio.Loader, path, batch=50, seed="7\0", epochs=3)
+    expect(lmdbio.ArgumentError, "NUL", lmdbio.Loader, path, dataset=b"data\0")
+    expect(lmdbio.ArgumentError, "a key is a word", lmdbio.Loader, path, **{"epochs=2 shuffle": "global"})
+    expect(lmdbio.ArgumentError, "a key is a word", lmdbio.Loader, path, **{"seed\0": 1})
+    expect(lmdbio.ArgumentError, "a key is a word", lmdbio.Loader, path, **{"": 1})
+    expect(lmdbio.ArgumentError, "one word", lmdbio.Loader, path, seed="1\tepochs=2")
+    expect(lmdbio.ArgumentError, "follows the JSON object", lmdbio.Loader, path, resume='{"epoch": 0} epochs=2')
+    expect(lmdbio.ArgumentError, "not a JSON object", lmdbio.Loader, path, seed='{"a":"', shuffle='"}')
+    expect(lmdbio.ArgumentError, "cannot be encoded", lmdbio.Loader, path, seed="\ud800")
+    expect(TypeError, "os.PathLike", lmdbio.Loader, 5)
+    for p in (os.fsencode(path), pathlib.Path(path)):
+        try:
+            with lmdbio.Loader(p, batch=3) as ld:
+                got = ld.path, ld.next() is not None
+        except lmdbio.Error as e:
+            got = e
+        if got != (os.fsdecode(p), True):
+            failures.append(f"Loader({p!r}): {got}, want path {os.fsdecode(p)!r} with batches")
+
+
+class BusyOnce:
+    """The C library, with its first lmdbio_close refused as busy (as one is
+    while another thread is inside lmdbio_next on the loader)."""
+
+    def __init__(self, c):
+        self.c, self.refused = c, False
+
+    def __getattr__(self, name):
+        return getattr(self.c, name)
+
+    def lmdbio_close(self, handle):
+        if self.refused:
+            return self.c.lmdbio_close(handle)
+        self.refused = True
+        return _lib.ERR_BUSY
+
+
+def close_busy(path):
+    """A close refused with BusyError leaves the loader open, and the next
+    close closes it: first with a refusal made up, then a real one, from a
+    thread inside next() (which may take a few tries to meet)."""
+    real, lmdbio._c = lmdbio._c, BusyOnce(lmdbio._c)
+    try:
+        ld = lmdbio.Loader(path, batch=3)
+        expect(lmdbio.BusyError, "", ld.close)
+    finally:
+        lmdbio._c = real
+    check_closes(ld, "a made-up busy close")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        ld = lmdbio.Loader(path, batch=1, epochs=100000, mode="lmdb")
+        stop = threading.Event()
+        spinner = threading.Thread(target=spin, args=(ld, stop))
+        spinner.start()
+        time.sleep(0.01)
+        try:
+            ld.close()
+        except lmdbio.BusyError:
+            stop.set()
+            spinner.join()
+            check_closes(ld, "a busy close")
+            return
+        stop.set()
+        spinner.join()
+    print("note: close never found the loader busy; only the made-up refusal was checked", file=sys.stderr)
+
+
+def spin(ld, stop):
+    while not stop.is_set():
+        try:
+            ld.next()
+        except lmdbio.BusyError:
+            pass
+        except lmdbio.HandleError:
+            return
+
+
+def check_closes(ld, what):
+    """ld, whose close was refused, is open still; its next close closes it."""
+    if ld._closed or ld.next() is None:
+        failures.append(f"after {what}, the loader is not open: closed {ld._closed}")
+    ld.close()
+    expect(lmdbio.HandleError, "closed", ld.next)
+
+
+def forked(path):
+    """A forked child (as a DataLoader worker is) gets StateError from every
+    call, at once, instead of hanging in the Go runtime that stayed in the
+    parent, and exits normally (through __del__ and the exit handlers)
+    without hanging either. The parent reads on."""
+    ld = lmdbio.Loader(path, batch=3)
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        failures.clear()
+        calls = (ld.next, ld.state, ld.__len__, ld.close, lmdbio.topology, lmdbio.finalize,
+                 lambda: lmdbio.Loader(path))
+        for call in calls:
+            expect(lmdbio.StateError, "forked process", call)
+        for f in failures:
+            print(f"FAIL forked child: {f}", file=sys.stderr)
+        sys.exit(1 if failures else 0)
+    code = wait(pid, 30)
+    if code != 0:
+        failures.append("a forked child hangs (killed after 30 s)" if code is None else f"a forked child exited {code}")
+    if ld.next() is None:
+        failures.append("the parent of a forked child reads nothing")
+    ld.close()
+
+
+def wait(pid, seconds):
+    """The exit code of the child pid, or None if it still runs after seconds
+    (then it is killed)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def dataloader_worker(path):
+    """A DataLoader worker over lmdbio.torch.Dataset (a forked process) fails
+    at once and says why, instead of hanging."""
+    if importlib.util.find_spec("torch") is None:
+        print("note: no torch; the DataLoader worker check is skipped", file=sys.stderr)
+        return
+    prog = ("import sys, torch.utils.data, lmdbio.torch\n"
+            "ds = lmdbio.torch.Dataset(sys.argv[1], batch=10)\n"
+            "for _ in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1): pass\n")
+    # A session of its own, to kill the worker too: a hung worker would
+    # hold the pipes open.
+    p = subprocess.Popen([sys.executable, "-c", prog, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        failures.append("a DataLoader with num_workers=1 hangs (killed after 60 s)")
+        return
+    code = p.returncode
+    if code == 0 or "StateError" not in err or "num_workers=0" not in err:
+        failures.append(f"a DataLoader with num_workers=1: exit {code}, stdout {out!r}, stderr {err.strip()[-300:]!r}")
 
 
 def main(path):
@@ -97,6 +258,11 @@ def main(path):
         os.unlink(statefile)
     expect(lmdbio.InputError, "/nonexistent/state.json", lmdbio.Loader, path, resume="/nonexistent/state.json")
     expect(lmdbio.InputError, "seed", lmdbio.Loader, path, resume=state, **dict(options, seed=4))
+
+    bad_strings(path)
+    close_busy(path)
+    forked(path)
+    dataloader_worker(path)
 
     # Use after close.
     b = lmdbio.Loader(path, batch=3)

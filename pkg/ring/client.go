@@ -213,6 +213,11 @@ func (c *Client) Close() error {
 	c.conn.SetWriteDeadline(time.Now().Add(time.Second))
 	err := c.write(Bye{})
 	c.closed = true
+	// Shut down both ways, not only closed: a child forked after Dial holds
+	// a copy of the socket, which close alone leaves open, and a node reader
+	// blocked on writing to it would wait for that child to end.
+	_ = c.conn.CloseRead()
+	_ = c.conn.CloseWrite()
 	cerr := c.conn.Close()
 	if err != nil && !errors.Is(err, ErrPeerGone) {
 		return err

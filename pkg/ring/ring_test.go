@@ -505,3 +505,42 @@ func TestAcceptCancelled(t *testing.T) {
 		t.Fatalf("Accept = %v", err)
 	}
 }
+
+// TestCloseWithSocketCopy: a learner that closes while another process
+// holds a copy of its socket (a child forked after Dial, such as a
+// DataLoader worker) still ends the connection: a send blocked on the full
+// socket, and every later one, fails as to a learner that closed.
+func TestCloseWithSocketCopy(t *testing.T) {
+	s, clients := startNode(t, 1)
+	copyOf, err := clients[0].conn.File() // a duplicate descriptor, as fork leaves one
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copyOf.Close()
+	sent := make(chan int, 1)
+	done := make(chan error, 1)
+	go func() { // the learner reads nothing: the socket fills, and a send blocks
+		var err error
+		i := 0
+		for ; err == nil && i < 1000000; i++ {
+			if i == 1 {
+				sent <- i
+			}
+			err = s.Send(0, Batch{ID: uint64(i), Items: make([]Item, 64)})
+		}
+		done <- err
+	}()
+	<-sent
+	time.Sleep(300 * time.Millisecond) // the socket buffer fills within that
+	if err := clients[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrPeerClosed) && !errors.Is(err, ErrPeerGone) {
+			t.Fatalf("Send after the learner closed: %v, want ErrPeerClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Send blocked on a learner that closed while its socket had a copy")
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -16,29 +17,60 @@ import (
 // everything held back when the stream ends.
 type bannerFilter struct {
 	out     io.Writer
-	partial []byte
+	partial []byte   // the line being read, held back while it may be a rule or lies in a box
+	passing bool     // the start of the line being read went on: so does the rest
 	box     []string // the box being read, its opening rule first; nil outside one
 }
 
-// maxBoxLines bounds a box held back: more is not one of the notices.
-const maxBoxLines = 64
+// maxBoxLines and maxLineBytes bound what is held back: more is not one of
+// the notices.
+const (
+	maxBoxLines  = 64
+	maxLineBytes = 64 << 10
+)
 
 // boxCode finds the exit status in Open MPI's notice of a non-zero exit.
 var boxCode = regexp.MustCompile(`Exit code:\s*(\d+)`)
 
+// Write passes on b line by line. The start of a line that cannot open a
+// box goes on at once, before its end: a program's progress line ("\r50%"
+// and no newline) must not wait for one.
 func (f *bannerFilter) Write(b []byte) (int, error) {
-	f.partial = append(f.partial, b...)
-	for {
-		i := strings.IndexByte(string(f.partial), '\n')
-		if i < 0 {
-			break
+	n := len(b)
+	for len(b) > 0 {
+		end := bytes.IndexByte(b, '\n') + 1
+		if end == 0 {
+			end = len(b)
 		}
-		if err := f.line(string(f.partial[:i])); err != nil {
-			return len(b), err
+		if err := f.take(b[:end]); err != nil {
+			return n, err
 		}
-		f.partial = f.partial[i+1:]
+		b = b[end:]
 	}
-	return len(b), nil
+	return n, nil
+}
+
+// take handles a piece of one line, its newline included if it has one.
+func (f *bannerFilter) take(p []byte) error {
+	whole := p[len(p)-1] == '\n'
+	f.partial = append(f.partial, p...)
+	if len(f.partial) > maxLineBytes && f.box != nil { // no notice: let it all out
+		if err := f.write(f.box...); err != nil {
+			return err
+		}
+		f.box = nil
+	}
+	if f.passing || f.box == nil && !mayBeRule(f.partial) {
+		_, err := f.out.Write(f.partial)
+		f.partial, f.passing = f.partial[:0], !whole
+		return err
+	}
+	if !whole {
+		return nil
+	}
+	l := string(f.partial[:len(f.partial)-1])
+	f.partial = f.partial[:0]
+	return f.line(l)
 }
 
 // flush writes what is held back: the stream ended.
@@ -100,3 +132,9 @@ func summarizeBox(box []string) []string {
 var openMPIRule = strings.Repeat("-", 74)
 
 func isRule(l string) bool { return strings.TrimRight(l, " \r") == openMPIRule }
+
+// mayBeRule reports whether a line read so far may still turn out a rule.
+func mayBeRule(b []byte) bool {
+	s := strings.TrimRight(string(b), " \r\n")
+	return len(s) <= len(openMPIRule) && strings.Trim(s, "-") == ""
+}

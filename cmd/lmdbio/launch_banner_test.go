@@ -69,3 +69,25 @@ func TestBannerFilterLongBox(t *testing.T) {
 		t.Errorf("%d lines out of %d before the stream ended", n, 2*maxBoxLines+1)
 	}
 }
+
+// TestBannerFilterPassesProgress: the start of a line that cannot be a rule
+// goes on at once (a progress line redrawn with \r has no newline), the
+// rest of it too; one that may be a rule waits for its end.
+func TestBannerFilterPassesProgress(t *testing.T) {
+	var out strings.Builder
+	f := &bannerFilter{out: &out}
+	for _, c := range []struct{ in, want string }{
+		{"\r10%", "\r10%"},
+		{"\r20%", "\r10%\r20%"},
+		{" done\n", "\r10%\r20% done\n"},
+		{"---", "\r10%\r20% done\n"},
+		{"x\n", "\r10%\r20% done\n---x\n"},
+	} {
+		if _, err := f.Write([]byte(c.in)); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != c.want {
+			t.Fatalf("after %q: %q, want %q", c.in, out.String(), c.want)
+		}
+	}
+}

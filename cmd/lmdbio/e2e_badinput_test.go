@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ const (
 	hdrFlags       = 10
 	hdrLower       = 12
 	hdrPtrs        = 16
+	metaMagic      = 16
 	metaMainRoot   = 16 + 24 + 48 + 40
 	metaTxnID      = 16 + 24 + 96 + 8
 	flagBranch     = 0x01
@@ -174,6 +176,11 @@ func badInputs(t *testing.T) []badInput {
 			}
 			return dir
 		}, true},
+		// liblmdb refuses a file when either meta page is damaged; lmdbio
+		// must not read the other page's, maybe older, snapshot instead.
+		{"meta page 0 magic", func(t *testing.T) string { return corrupt(t, flip(metaMagic, 0xff)) }, false},
+		{"meta page 1 magic", func(t *testing.T) string { return corrupt(t, flip(pageSize+metaMagic, 0xff)) }, false},
+		{"meta page 1 flags", func(t *testing.T) string { return corrupt(t, flip(pageSize+hdrFlags, 0x08)) }, false},
 		{"named sub-database", func(t *testing.T) string { return unsupportedDB(t, lmdbtest.Spec{Named: true}) }, true},
 		{"dupsort sub-database", func(t *testing.T) string { return unsupportedDB(t, lmdbtest.Spec{Named: true, DupSort: true}) }, false},
 	}
@@ -224,4 +231,39 @@ func TestE2EShmFull(t *testing.T) {
 		t.Errorf("the line does not say what is short and what to do:\n%s", r)
 	}
 	checkNoRepeats(t, r.stderr)
+}
+
+// TestE2EDigestDamagedMeta: a database whose meta page 0 or 1 has lost its
+// magic is refused by lmdbio digest in its default (index) mode, as liblmdb
+// refuses it: status 2 and one line that names the page, says liblmdb
+// agrees and what to do. Reading the other page's snapshot would digest an
+// older transaction's records.
+func TestE2EDigestDamagedMeta(t *testing.T) {
+	scattered, _ := scatteredDB(t)
+	img, err := os.ReadFile(filepath.Join(scattered, "data.mdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page := range 2 {
+		dir := filepath.Join(t.TempDir(), "db")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b := append([]byte(nil), img...)
+		b[page*pageSize+metaMagic] ^= 0xff
+		if err := os.WriteFile(filepath.Join(dir, "data.mdb"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := lmdbio(t, nil, "digest", dir)
+		checkOneLineError(t, r, 2, "lmdbio: "+dir+": ")
+		want := []string{fmt.Sprintf("meta page %d is damaged (bad magic ", page), "liblmdb refuses", "restore the file from a copy or rebuild it"}
+		for _, w := range want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("page %d: the line does not say %q:\n%s", page, w, r)
+			}
+		}
+		if r.stdout != "" {
+			t.Errorf("page %d: printed a digest:\n%s", page, r)
+		}
+	}
 }

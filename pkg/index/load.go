@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/regular"
 )
 
 // SidecarName is the saved index inside an LMDB environment directory.
@@ -182,7 +183,7 @@ func findSaved(dataPath string, locs []location) (x *Index, from string, rejecte
 // Only a regular file no larger than an index of data can be is read, so a
 // FIFO cannot block Load and a device cannot feed it without end.
 func readSaved(path string, cur Identity, data io.ReaderAt) (*Index, error) {
-	f, st, err := lmdbfmt.OpenRegular(path)
+	f, st, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}

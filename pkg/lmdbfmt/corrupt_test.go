@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -100,27 +101,145 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-// TestMetaFallback damages the newest meta page: the other one is used.
-func TestMetaFallback(t *testing.T) {
-	for _, name := range []string{"mixed", "deep"} {
-		fx := getFixture(t, name)
-		f, err := Open(bytes.NewReader(fx.img), int64(len(fx.img)))
-		if err != nil {
-			t.Fatal(err)
+// metaDamages are ways a meta page (header plus MDB_meta) can be damaged.
+var metaDamages = []struct {
+	name    string
+	edit    func(m []byte)
+	want    error
+	text    string // what the error says is wrong
+	liblmdb string // liblmdb's error when either page has it; "" where not checked
+	only1   bool   // page 1 only: the damage is relative to page 0
+}{
+	{"no meta flag", func(m []byte) { le.PutUint16(m[10:], pLeaf) }, ErrCorrupt, "page flags 0x2 lack the meta flag", "MDB_INVALID", false},
+	{"bad magic", func(m []byte) { m[pageHeaderSize] ^= 0xff }, ErrCorrupt, "bad magic 0xbeefc021", "MDB_INVALID", false},
+	{"no meta flag, other version", func(m []byte) { le.PutUint16(m[10:], pLeaf); le.PutUint32(m[pageHeaderSize+4:], 999) },
+		ErrCorrupt, "lack the meta flag", "MDB_INVALID", false},
+	{"other version", func(m []byte) { le.PutUint32(m[pageHeaderSize+4:], 999) }, ErrUnsupported, "format version 999 (want 1)", "MDB_VERSION_MISMATCH", false},
+	{"older version", func(m []byte) { le.PutUint32(m[pageHeaderSize+4:], 0) }, ErrUnsupported, "format version 0 (want 1)", "MDB_VERSION_MISMATCH", false},
+	{"header page number", func(m []byte) { le.PutUint64(m[0:], 7) }, ErrCorrupt, "header says page 7", "", false},
+	{"bad page size", func(m []byte) { le.PutUint32(m[pageHeaderSize+24:], 3000) }, ErrCorrupt, "bad page size 3000", "", false},
+	{"other page size", func(m []byte) { le.PutUint32(m[pageHeaderSize+24:], 8192) }, ErrCorrupt, "page size 8192 differs from page 0's 4096", "", true},
+	{"last page zero", func(m []byte) { le.PutUint64(m[offTxnID-8:], 0) }, ErrCorrupt, "last page 0", "", false},
+	{"root past last page", func(m []byte) { le.PutUint64(m[offMainRoot:], le.Uint64(m[offTxnID-8:])+1) }, ErrCorrupt, "main root page", "", false},
+	{"root on meta page", func(m []byte) { le.PutUint64(m[offMainRoot:], 1) }, ErrCorrupt, "main root page 1 outside", "", false},
+	{"depth zero", func(m []byte) { le.PutUint16(m[offMainDepth:], 0) }, ErrCorrupt, "main tree depth 0", "", false},
+	{"depth too large", func(m []byte) { le.PutUint16(m[offMainDepth:], 40) }, ErrCorrupt, "main tree depth 40", "", false},
+	{"empty with entries", func(m []byte) { le.PutUint64(m[offMainRoot:], NoRoot) }, ErrCorrupt, "empty main database", "", false},
+	{"unknown db flags", func(m []byte) { le.PutUint16(m[offMainFlags:], 0x100) }, ErrCorrupt, "unknown main database flags 0x100", "", false},
+}
+
+// TestDamagedMeta damages meta page 0, page 1 or both: the file is refused
+// with a line that names the page, says what is wrong and what to do, and
+// never read through the other page's snapshot. Where liblmdb looks at the
+// damage, it refuses the file too.
+func TestDamagedMeta(t *testing.T) {
+	fx := getFixture(t, "mixed")
+	ps := 4096
+	for _, d := range metaDamages {
+		for _, pages := range [][]int{{0}, {1}, {0, 1}} {
+			if d.only1 && pages[0] == 0 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/pages %v", d.name, pages), func(t *testing.T) {
+				img := bytes.Clone(fx.img)
+				for _, p := range pages {
+					d.edit(img[p*ps : (p+1)*ps])
+				}
+				_, err := Open(bytes.NewReader(img), int64(len(img)))
+				checkMetaError(t, err, d.want, pages, d.text, d.liblmdb != "")
+				if d.liblmdb != "" && len(pages) == 1 {
+					if got := liblmdbOpen(t, img); !strings.Contains(got, d.liblmdb) {
+						t.Errorf("liblmdb says %q, want %s", got, d.liblmdb)
+					}
+				}
+			})
 		}
-		newest := f.Meta()
-		img := bytes.Clone(fx.img)
-		off := newest.MetaPage * newest.PageSize
-		img[off+pageHeaderSize] ^= 0xff // magic
-		g, recs, _, err := walkImage(img, Options{VerifyOverflow: true})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// checkMetaError checks the error of a file whose meta pages were damaged.
+func checkMetaError(t *testing.T, err error, want error, pages []int, text string, liblmdb bool) {
+	t.Helper()
+	msg := fmt.Sprint(err)
+	t.Log(msg)
+	if len(pages) == 2 && strings.HasPrefix(text, "bad magic") {
+		want = ErrNotLMDB // no page shows the file is LMDB
+	}
+	if !errors.Is(err, want) || !strings.Contains(msg, text) || strings.Contains(msg, "\n") {
+		t.Fatalf("Open = %q, want one line saying %q that wraps %v", msg, text, want)
+	}
+	if want != ErrCorrupt {
+		return
+	}
+	for _, part := range []string{fmt.Sprintf("meta page %d is damaged", pages[0]), "restore the file from a copy or rebuild it"} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("Open = %q, want it to say %q", msg, part)
 		}
-		if g.Meta().MetaPage == newest.MetaPage || g.Meta().TxnID >= newest.TxnID {
-			t.Fatalf("%s: picked meta %+v after damaging %+v", name, g.Meta(), newest)
-		}
-		if uint64(len(recs)) != g.Meta().Entries {
-			t.Fatalf("%s: %d records, meta says %d", name, len(recs), g.Meta().Entries)
+	}
+	if strings.Contains(msg, "liblmdb refuses") != liblmdb {
+		t.Errorf("Open = %q: says liblmdb refuses it: %v, want %v", msg, !liblmdb, liblmdb)
+	}
+}
+
+// liblmdbOpen opens the database img in a directory of its own with
+// liblmdb, read-only and without a lock file, and returns liblmdb's error,
+// "" if it opened.
+func liblmdbOpen(t *testing.T, img []byte) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "data.mdb"), img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const script = "import sys, lmdb\ntry:\n    lmdb.open(sys.argv[1], readonly=True, lock=False).close()\nexcept lmdb.Error as e:\n    print(e)"
+	out, err := exec.Command(lmdbtest.Python, "-c", script, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("liblmdb: %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestDamagedMetaPage0Probe: with page 0's magic damaged, page 1 at any
+// page size shows the file is LMDB, so the file is damaged, not foreign.
+func TestDamagedMetaPage0Probe(t *testing.T) {
+	img := handMadeImage() // 512-byte pages
+	img[pageHeaderSize] ^= 0xff
+	_, err := Open(bytes.NewReader(img), int64(len(img)))
+	checkMetaError(t, err, ErrCorrupt, []int{0}, "bad magic", true)
+	binary.LittleEndian.PutUint32(img[512+pageHeaderSize:], 0)
+	if _, err := Open(bytes.NewReader(img), int64(len(img))); !errors.Is(err, ErrNotLMDB) {
+		t.Errorf("no magic on either page: %v, want ErrNotLMDB", err)
+	}
+}
+
+// tornReader reads as img, except that the first tears reads of the meta
+// page at offset at see it as in torn, half rewritten, as a read racing a
+// writer's commit may.
+type tornReader struct {
+	img, torn []byte
+	at        int64
+	tears     int
+}
+
+func (r *tornReader) ReadAt(p []byte, off int64) (int, error) {
+	if off == r.at && r.tears > 0 {
+		r.tears--
+		return copy(p, r.torn[off:]), nil
+	}
+	return bytes.NewReader(r.img).ReadAt(p, off)
+}
+
+// TestMetaTornRead: a meta page caught half written by a committing writer
+// is read again, and only damage that stays is reported.
+func TestMetaTornRead(t *testing.T) {
+	img := handMadeImage() // three 512-byte pages; page 1 is the newer
+	torn := bytes.Clone(img)
+	le.PutUint64(torn[512+offMainRoot:], 9) // the new root, with the old last page
+	for tears := range metaReads + 1 {
+		f, err := Open(&tornReader{img: img, torn: torn, at: 512, tears: tears}, int64(len(img)))
+		switch {
+		case tears < metaReads && (err != nil || f.Meta().MetaPage != 1):
+			t.Errorf("%d torn reads: %v, want page 1's snapshot", tears, err)
+		case tears == metaReads && !errors.Is(err, ErrCorrupt):
+			t.Errorf("%d torn reads: %v, want ErrCorrupt", tears, err)
 		}
 	}
 }

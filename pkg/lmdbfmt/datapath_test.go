@@ -71,7 +71,7 @@ func TestDataPath(t *testing.T) {
 }
 
 // TestOpenRegular: only regular files open, and nothing blocks: a FIFO with
-// no writer would hang a plain open forever.
+// no writer would hang a plain open forever. Errors carry the package prefix.
 func TestOpenRegular(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "data.mdb")
@@ -116,7 +116,8 @@ func TestOpenRegular(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.text) || !strings.Contains(err.Error(), tc.path) {
+			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.text) || !strings.Contains(err.Error(), tc.path) ||
+				!strings.HasPrefix(err.Error(), "lmdbfmt: ") {
 				t.Errorf("OpenRegular(%s) = %v, want an error saying %q that wraps %v", tc.path, err, tc.text, tc.is)
 			}
 		case <-time.After(5 * time.Second):

@@ -4,11 +4,13 @@
 // # Overview
 //
 // An LMDB file is an array of fixed-size pages. Pages 0 and 1 each hold a
-// meta record; the one with the higher transaction id that validates is the
-// current snapshot. Its main database is a B+tree: branch pages point to
-// child pages, leaf pages hold (key, value) nodes. A value either sits inside
-// its leaf node or, when it is large, in a run of contiguous overflow pages
-// whose first page number the node stores.
+// meta record; the one with the higher transaction id is the current
+// snapshot. Both must validate: like liblmdb, Open refuses a file with a
+// damaged meta page rather than read the other page's, maybe older,
+// snapshot. The snapshot's main database is a B+tree: branch pages point
+// to child pages, leaf pages hold (key, value) nodes. A value either sits
+// inside its leaf node or, when it is large, in a run of contiguous
+// overflow pages whose first page number the node stores.
 //
 // Open reads and validates the two meta pages. Walk visits the tree in key
 // order and reports, for every record, its key and where its value bytes lie

@@ -3,6 +3,8 @@ package lmdbfmt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lmdbio/lmdbio/pkg/regular"
 )
 
 // Sentinel errors; test for them with errors.Is.
@@ -16,8 +18,9 @@ var (
 	// ErrCorrupt means the file is damaged or truncated.
 	ErrCorrupt = errors.New("corrupt database")
 	// ErrNotRegular means a path names a directory, a FIFO, a device or a
-	// socket where a regular file is needed.
-	ErrNotRegular = errors.New("not a regular file")
+	// socket where a regular file is needed. It is regular.ErrNotRegular,
+	// so either tests the errors of OpenRegular and DataPath.
+	ErrNotRegular = regular.ErrNotRegular
 )
 
 // corruptf returns an ErrCorrupt error that names the page where the damage

@@ -29,12 +29,13 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	return OpenOptions(r, size, Options{})
 }
 
-// OpenOptions validates the meta pages of the LMDB file read through r, which
-// holds size bytes, and picks the newest valid snapshot.
+// OpenOptions validates both meta pages of the LMDB file read through r,
+// which holds size bytes, and picks the newer snapshot.
 //
 // Errors wrap ErrNotLMDB when neither meta page carries LMDB's magic,
 // ErrUnsupported for 32-bit files, other format versions and a main database
-// with sorted duplicates, and ErrCorrupt for damaged or truncated files.
+// with sorted duplicates, and ErrCorrupt for truncated files and files with
+// a damaged meta page, either one.
 // Named sub-databases are found, and rejected, by Walk.
 func OpenOptions(r io.ReaderAt, size int64, opt Options) (*File, error) {
 	m, err := pickMeta(r, size)

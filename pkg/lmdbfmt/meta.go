@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
-// Meta describes the database snapshot a File reads: the winning meta page's
+// Meta describes the database snapshot a File reads: the newer meta page's
 // record of the main database.
 type Meta struct {
 	// MetaPage is the meta page (0 or 1) that holds the snapshot.
@@ -58,42 +57,38 @@ func parseMeta(buf []byte, pgno uint64, psize int, size int64) (Meta, error) {
 		if magicAt(buf, pageHeaderSize32) == metaMagic {
 			return Meta{}, unsupportedf("page %d: 32-bit LMDB file (only 64-bit builds are read)", pgno)
 		}
-		return Meta{}, fmt.Errorf("lmdbfmt: page %d: bad magic 0x%08x: %w", pgno, m.magic, ErrNotLMDB)
+		return Meta{}, &metaError{pgno: pgno, why: fmt.Sprintf("bad magic 0x%08x", m.magic), is: ErrNotLMDB, liblmdb: true}
+	}
+	// liblmdb looks at the meta flag before the version, and so reports a
+	// page without the flag as damaged whatever its version says.
+	if hdr.flags&pMeta == 0 {
+		return Meta{}, damagedf(pgno, true, "page flags 0x%x lack the meta flag", hdr.flags)
 	}
 	if m.version != dataVersion {
 		return Meta{}, unsupportedf("page %d: format version %d (want %d)", pgno, m.version, dataVersion)
 	}
-	if hdr.flags&pMeta == 0 || hdr.pgno != pgno {
-		return Meta{}, corruptf(pgno, "not a meta page (flags 0x%x, header page %d)", hdr.flags, hdr.pgno)
+	if hdr.pgno != pgno {
+		return Meta{}, damagedf(pgno, false, "header says page %d", hdr.pgno)
 	}
 	ps := m.free.pad // mm_psize
 	if ps < minPageSize || ps > maxPageSize || ps&(ps-1) != 0 {
-		return Meta{}, corruptf(pgno, "bad page size %d", ps)
+		return Meta{}, damagedf(pgno, false, "bad page size %d", ps)
 	}
 	if psize != 0 && int(ps) != psize {
-		return Meta{}, corruptf(pgno, "page size %d differs from page 0's %d", ps, psize)
+		return Meta{}, damagedf(pgno, false, "page size %d differs from page 0's %d", ps, psize)
 	}
 	// (lastPg+1)*ps must fit in the file; dividing avoids overflow.
 	pages := uint64(size) / uint64(ps)
-	if m.lastPg < 1 || m.lastPg >= pages {
-		return Meta{}, truncatedError{corruptf(pgno, "last page %d outside the file (%d bytes holds %d pages of %d bytes; truncated?)",
-			m.lastPg, size, pages, ps)}
+	if m.lastPg < 1 {
+		return Meta{}, damagedf(pgno, false, "last page %d", m.lastPg)
 	}
-	db := m.main
-	if db.root == invalidPgno {
-		if db.depth != 0 || db.entries != 0 {
-			return Meta{}, corruptf(pgno, "empty main database with depth %d and %d entries", db.depth, db.entries)
-		}
-	} else {
-		if db.root < 2 || db.root > m.lastPg {
-			return Meta{}, corruptf(pgno, "main root page %d outside pages 2..%d", db.root, m.lastPg)
-		}
-		if db.depth < 1 || db.depth > maxDepth {
-			return Meta{}, corruptf(pgno, "main tree depth %d outside 1..%d", db.depth, maxDepth)
-		}
+	if m.lastPg >= pages {
+		// liblmdb never shrinks a data file: the file was cut short.
+		return Meta{}, corruptf(pgno, "last page %d outside the file (%d bytes holds %d pages of %d bytes; truncated?)",
+			m.lastPg, size, pages, ps)
 	}
-	if db.flags&^dbKnownFlags != 0 {
-		return Meta{}, corruptf(pgno, "unknown main database flags 0x%x", db.flags)
+	if err := checkMainDB(m.main, m.lastPg); err != nil {
+		return Meta{}, damagedf(pgno, false, "%s", err)
 	}
 	return Meta{
 		MetaPage:      int(pgno),
@@ -101,94 +96,142 @@ func parseMeta(buf []byte, pgno uint64, psize int, size int64) (Meta, error) {
 		PageSize:      int(ps),
 		MapSize:       m.mapSize,
 		LastPgno:      m.lastPg,
-		Root:          db.root,
-		Depth:         int(db.depth),
-		Entries:       db.entries,
-		BranchPages:   db.branchPages,
-		LeafPages:     db.leafPages,
-		OverflowPages: db.overflowPages,
-		Flags:         db.flags,
+		Root:          m.main.root,
+		Depth:         int(m.main.depth),
+		Entries:       m.main.entries,
+		BranchPages:   m.main.branchPages,
+		LeafPages:     m.main.leafPages,
+		OverflowPages: m.main.overflowPages,
+		Flags:         m.main.flags,
 	}, nil
 }
 
-// pickMeta reads both meta pages and returns the newest valid one. A meta
-// page that fails validation is ignored when the other one is valid: liblmdb
-// writes them alternately, so a torn write damages at most one.
-func pickMeta(r io.ReaderAt, size int64) (Meta, error) {
+// checkMainDB checks a meta page's record of the main database against the
+// page's last page in use.
+func checkMainDB(db dbRecord, lastPg uint64) error {
+	if db.root == invalidPgno {
+		if db.depth != 0 || db.entries != 0 {
+			return fmt.Errorf("empty main database with depth %d and %d entries", db.depth, db.entries)
+		}
+	} else {
+		if db.root < 2 || db.root > lastPg {
+			return fmt.Errorf("main root page %d outside pages 2..%d", db.root, lastPg)
+		}
+		if db.depth < 1 || db.depth > maxDepth {
+			return fmt.Errorf("main tree depth %d outside 1..%d", db.depth, maxDepth)
+		}
+	}
+	if db.flags&^dbKnownFlags != 0 {
+		return fmt.Errorf("unknown main database flags 0x%x", db.flags)
+	}
+	return nil
+}
+
+// metaReads is how many times pickMeta reads the meta pages before it
+// calls a file damaged: a writer committing meanwhile rewrites one of them,
+// and a read may catch it half written, which a moment later reads whole.
+// Damage fails every read.
+const metaReads = 3
+
+// pickMeta reads both meta pages and returns the newer snapshot. Both must
+// be valid: liblmdb writes both when it creates a database, and itself
+// refuses a file when either lacks the meta flag or LMDB's magic, or has
+// another format version. Reading the other page's snapshot instead, which
+// may be older, would leave records out without a word. The other fields
+// of both pages are checked too: liblmdb never writes them out of range,
+// so a page that has one is damaged, even where liblmdb would not look.
+func pickMeta(r io.ReaderAt, size int64) (m Meta, err error) {
 	if size <= 0 {
 		return Meta{}, fmt.Errorf("lmdbfmt: empty file: %w", ErrNotLMDB)
 	}
 	if size < pageHeaderSize+metaSize {
 		return Meta{}, fmt.Errorf("lmdbfmt: file of %d bytes is too small for a meta page: %w", size, ErrNotLMDB)
 	}
-	m0, err0 := readMeta(r, size, 0, 0)
-	var m1 Meta
-	var err1 error
-	if err0 == nil {
-		m1, err1 = readMeta(r, size, 1, m0.PageSize)
-	} else {
-		m1, err1 = probeMeta1(r, size)
-	}
-	// liblmdb never shrinks a data file, so a meta page that needs more
-	// pages than the file has means the file was cut short, and the older
-	// snapshot's pages may be gone too: never fall back then.
-	var cut truncatedError
-	if errors.As(err0, &cut) || errors.As(err1, &cut) {
-		return Meta{}, cut
-	}
-	switch {
-	case err0 == nil && err1 == nil:
-		if m1.TxnID > m0.TxnID {
-			return m1, nil
-		}
-		return m0, nil
-	case err0 == nil:
-		return m0, nil
-	case err1 == nil:
-		return m1, nil
-	}
-	// Both bad: report the most specific reason.
-	for _, e := range []error{err0, err1} {
-		if errors.Is(e, ErrUnsupported) {
-			return Meta{}, e
-		}
-	}
-	if errors.Is(err0, ErrNotLMDB) && errors.Is(err1, ErrNotLMDB) {
-		return Meta{}, err0
-	}
-	return Meta{}, fmt.Errorf("lmdbfmt: no valid meta page: %s; %s: %w", reason(err0), reason(err1), ErrCorrupt)
-}
-
-// truncatedError marks a meta page that describes a longer file than the
-// one read.
-type truncatedError struct{ error }
-
-func (e truncatedError) Unwrap() error { return e.error }
-
-// reason is err's message without the package prefix and sentinel suffix,
-// for joining two errors into one line.
-func reason(err error) string {
-	s := strings.TrimPrefix(err.Error(), "lmdbfmt: ")
-	for _, e := range []error{ErrCorrupt, ErrNotLMDB, ErrUnsupported} {
-		s = strings.TrimSuffix(s, ": "+e.Error())
-	}
-	return s
-}
-
-// probeMeta1 finds page 1's meta when page 0 is unusable, so its page size is
-// unknown: it tries every legal page size and takes the first one at which an
-// LMDB meta page sits.
-func probeMeta1(r io.ReaderAt, size int64) (Meta, error) {
-	for ps := minPageSize; ps <= maxPageSize; ps *= 2 {
-		if int64(ps)+pageHeaderSize+metaSize > size {
+	for range metaReads {
+		if m, err = readMetas(r, size); err == nil {
 			break
 		}
-		m, err := readMeta(r, size, 1, ps)
-		if !errors.Is(err, ErrNotLMDB) {
-			return m, err // valid, or LMDB but unusable
+	}
+	return m, err
+}
+
+// readMetas reads and validates both meta pages once, and returns the one
+// with the higher transaction id.
+func readMetas(r io.ReaderAt, size int64) (Meta, error) {
+	m0, err := readMeta(r, size, 0, 0)
+	if err != nil {
+		return Meta{}, page0Error(r, size, err)
+	}
+	m1, err := readMeta(r, size, 1, m0.PageSize)
+	if err != nil {
+		return Meta{}, damaged(err) // page 0 shows the file is LMDB
+	}
+	if m1.TxnID > m0.TxnID {
+		return m1, nil
+	}
+	return m0, nil
+}
+
+// page0Error says why page 0 is unusable. Without LMDB's magic there, the
+// file is either not LMDB at all or an LMDB file whose page 0 is damaged:
+// page 1, read at every legal page size, tells which.
+func page0Error(r io.ReaderAt, size int64, err error) error {
+	if errors.Is(err, ErrNotLMDB) && Meta1Magic(r, size) {
+		return damaged(err)
+	}
+	return err
+}
+
+// damaged reclassifies a bad magic, which alone means "not LMDB", as
+// damage, once the other meta page has shown that the file is LMDB.
+func damaged(err error) error {
+	var bad *metaError
+	if errors.As(err, &bad) {
+		bad.is = ErrCorrupt
+	}
+	return err
+}
+
+// Meta1Magic reports whether page 1 carries LMDB's magic at some legal page
+// size, for when page 0, which would say the size, is unusable: such a file
+// is LMDB, damaged.
+func Meta1Magic(r io.ReaderAt, size int64) bool {
+	var buf [pageHeaderSize + 4]byte
+	for ps := int64(minPageSize); ps <= maxPageSize && ps+int64(len(buf)) <= size; ps *= 2 {
+		if readFull(r, buf[:], ps) == nil && magicAt(buf[:], pageHeaderSize) == metaMagic {
+			return true
 		}
 	}
-	return Meta{}, fmt.Errorf("lmdbfmt: page 1: no meta page at any page size: %w", ErrNotLMDB)
+	return false
+}
+
+// metaError is a meta page that fails validation. A damaged page (is
+// ErrCorrupt) is reported with what to do: both pages must be valid, and
+// nothing here can repair one.
+type metaError struct {
+	pgno    uint64
+	why     string // what is wrong with the page
+	is      error  // ErrCorrupt, or ErrNotLMDB for a bad magic in a file not shown to be LMDB
+	liblmdb bool   // liblmdb refuses the file for it too
+}
+
+func (e *metaError) Error() string {
+	if e.is != ErrCorrupt {
+		return fmt.Sprintf("lmdbfmt: page %d: %s: %v", e.pgno, e.why, e.is)
+	}
+	also := ""
+	if e.liblmdb {
+		also = "; liblmdb refuses such a file too"
+	}
+	return fmt.Sprintf("lmdbfmt: meta page %d is damaged (%s)%s: restore the file from a copy or rebuild it: %v",
+		e.pgno, e.why, also, e.is)
+}
+
+func (e *metaError) Unwrap() error { return e.is }
+
+// damagedf returns the metaError of a damaged meta page.
+func damagedf(pgno uint64, liblmdb bool, format string, args ...any) error {
+	return &metaError{pgno: pgno, why: fmt.Sprintf(format, args...), is: ErrCorrupt, liblmdb: liblmdb}
 }
 
 // readFull reads len(buf) bytes at off; a short read means the file is

@@ -96,11 +96,7 @@ func (p *Pin) Check() error {
 
 // check compares the newest committed transaction with the pinned one.
 func (p *Pin) check(when string) error {
-	st, err := p.file.Stat()
-	if err != nil {
-		return fmt.Errorf("lmdbpin: %w", err)
-	}
-	f, err := lmdbfmt.Open(p.file, st.Size())
+	f, err := p.readMeta()
 	if err != nil {
 		return fmt.Errorf("lmdbpin: %s: the database changed or was damaged %s: %w: %w", p.file.Name(), when, ErrChanged, err)
 	}
@@ -108,6 +104,34 @@ func (p *Pin) check(when string) error {
 		return changed(when, got, p.txnID)
 	}
 	return nil
+}
+
+// sizeReads is how many times readMeta reads the meta pages while the
+// file's size keeps changing.
+const sizeReads = 3
+
+// readMeta reads the file's meta pages at its current size. A writer
+// committing meanwhile grows the file and then writes a meta page that
+// needs the new size: a meta page read after a size taken before looks
+// like a file cut short. So when reading fails and the size has changed,
+// it reads again at the new size.
+func (p *Pin) readMeta() (*lmdbfmt.File, error) {
+	st, err := p.file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	for i := 1; ; i++ {
+		f, err := lmdbfmt.Open(p.file, size)
+		if err == nil || i == sizeReads {
+			return f, err
+		}
+		now, e := p.file.Stat()
+		if e != nil || now.Size() == size {
+			return nil, err
+		}
+		size = now.Size()
+	}
 }
 
 func changed(when string, got, want uint64) error {

@@ -149,9 +149,11 @@ func (ld *leader) prepare(sizes []int) (err error) {
 	if ld.rd, err = reader.Open(ld.ds.Path, ld.opt.Direct); err != nil {
 		return err
 	}
-	if ld.guard, err = openGuard(ld.ds); err != nil {
-		return err
+	g, err := openGuard(ld.ds)
+	if err != nil {
+		return err // ld.guard stays noGuard{}: closeParts calls its close
 	}
+	ld.guard = g
 	if ld.viewable() {
 		ld.view, err = openView(ld.ds.Path)
 	}

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/regular"
 )
 
 // StateVersion is the format version of State documents this build writes
@@ -83,11 +82,9 @@ const maxStateFile = 1 << 20
 // must be a regular file (a FIFO would block the open, a device never
 // end) of at most maxStateFile bytes.
 func ReadStateFile(path string) (*State, error) {
-	f, st, err := lmdbfmt.OpenRegular(path)
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return nil, fmt.Errorf("%w: %w", ErrResume, pe) // keeps fs.ErrNotExist and the like
-	} else if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrResume, strings.TrimPrefix(err.Error(), "lmdbfmt: "))
+	f, st, err := regular.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrResume, err) // keeps fs.ErrNotExist and the like
 	}
 	defer f.Close()
 	if st.Size() > maxStateFile {

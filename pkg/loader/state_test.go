@@ -127,13 +127,20 @@ func TestReadStateFile(t *testing.T) {
 	if _, err := ReadStateFile(good); err != nil {
 		t.Errorf("%s: %v", good, err)
 	}
-	for _, path := range []string{big, fifo, dir, "/dev/zero", filepath.Join(dir, "none")} {
+	for _, tc := range []struct{ path, text string }{
+		{big, "resume state: " + big + ": "},
+		{fifo, "resume state: " + fifo + " is a named pipe (FIFO): not a regular file"},
+		{dir, "resume state: " + dir + " is a directory: not a regular file"},
+		{"/dev/zero", "resume state: /dev/zero is a character device: not a regular file"},
+		{filepath.Join(dir, "none"), "resume state: open " + filepath.Join(dir, "none") + ": no such file or directory"},
+	} {
+		path := tc.path
 		done := make(chan error, 1)
 		go func() { _, err := ReadStateFile(path); done <- err }()
 		select {
 		case err := <-done:
-			if !errors.Is(err, ErrResume) || !IsBadInput(err) {
-				t.Errorf("%s: %v, want a bad-input ErrResume", path, err)
+			if !errors.Is(err, ErrResume) || !IsBadInput(err) || !strings.HasPrefix(err.Error(), tc.text) {
+				t.Errorf("%s: %v, want a bad-input ErrResume saying %q", path, err, tc.text)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: still reading after 5 s", path)

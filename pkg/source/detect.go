@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/lmdbio/lmdbio/pkg/h5fmt"
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 )
 
 // Format is the file format of a dataset.
@@ -32,9 +33,10 @@ const (
 
 // Detect says which format the dataset at path is in, by content, never by
 // name: a directory holding data.mdb, or a file that starts with an LMDB
-// meta page (its magic in either byte order), is LMDB; a file with HDF5's
-// signature at offset 0, 512, 1024, 2048, ... is HDF5. Anything else is
-// ErrUnknownFormat; a path that cannot be read gives the os error.
+// meta page (its magic in either byte order) or has LMDB's magic in its
+// second meta page, is LMDB; a file with HDF5's signature at offset 0, 512,
+// 1024, 2048, ... is HDF5. Anything else is ErrUnknownFormat; a path that
+// cannot be read gives the os error.
 func Detect(path string) (Format, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -71,6 +73,9 @@ func detectFile(r io.ReaderAt, size int64) (Format, error) {
 	}
 	if size == 0 {
 		return "", fmt.Errorf("%w: empty file", ErrUnknownFormat)
+	}
+	if lmdbfmt.Meta1Magic(r, size) {
+		return LMDB, nil // page 0 damaged: the LMDB reader says so
 	}
 	return "", ErrUnknownFormat
 }

@@ -33,6 +33,9 @@ func TestDetect(t *testing.T) {
 	h5pytest.Run(t, "f = h5py.File(args[0], 'w', userblock_size=2048); f['data'] = np.arange(3); f.close()", ub)
 	h5img, _ := os.ReadFile(h5)
 	shifted := append(make([]byte, 1000), h5img...) // not at a power of two
+	// Page 0's magic gone: still LMDB, so that its reader names the damage.
+	damaged, _ := os.ReadFile(lmdbFile)
+	copy(damaged[16:20], []byte{0, 0, 0, 0})
 	noDB := filepath.Join(dir, "empty-dir")
 	os.Mkdir(noDB, 0o755)
 
@@ -44,6 +47,7 @@ func TestDetect(t *testing.T) {
 		{lmdbDir, LMDB, nil},
 		{filepath.Join(lmdbDir, "data.mdb"), LMDB, nil},
 		{lmdbFile, LMDB, nil},
+		{write("damaged.mdb", damaged), LMDB, nil},
 		{h5, HDF5, nil},
 		{ub, HDF5, nil},
 		{write("data.h5", []byte("just text, though named .h5\n")), "", ErrUnknownFormat},

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # test.sh checks lmdbio's bindings end to end (make test-bindings; needs
-# make build examples first): the C library's answers to misuse, the C and
-# Caffe-MPI examples and the Python binding under mpirun (4 ranks as 2
-# virtual nodes) and as learners of lmdbio run --agent (4 learners on 2
-# virtual nodes) against `lmdbio digest`, a shuffled run resumed through
-# the C ABI, a learner killed in agent mode, a launcher without MPI, pip
-# install, and the README's C and Python examples. It prints one PASS/FAIL
-# line per check and exits non-zero if any fails.
+# make build examples first): the C library's answers to misuse (one status
+# on every rank for a failed open), the C and Caffe-MPI examples and the
+# Python binding under mpirun (4 ranks as 2 virtual nodes) and as learners
+# of lmdbio run --agent (4 learners on 2 virtual nodes) against `lmdbio
+# digest`, a shuffled run resumed through the C ABI, a learner killed in
+# agent mode, a launcher without MPI, pip install, and the README's C and
+# Python examples. It prints one PASS/FAIL line per check and exits
+# non-zero if any fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -52,6 +53,9 @@ echo notlmdb >"$tmp/notlmdb"
 
 cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/badinput" cmd/liblmdbio/testdata/badinput.c $(pkg-config --cflags --libs lmdbio)
 check "C ABI: bad input" "badinput: ok" timeout "$limit" "$tmp/badinput" "$ds" "$tmp/notlmdb" 2003
+cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/statuses" cmd/liblmdbio/testdata/statuses.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: a failed open has one status on every rank, 4 ranks, 2 nodes" "statuses: ok" "${mpirun[@]}" "$tmp/statuses" "$ds"
+check "C ABI: a failed open has one status on every learner, agent, 2 nodes" "statuses: ok" "${agent[@]}" "$tmp/statuses" "$ds"
 mpicc -O2 -Wall -Werror -o "$tmp/hosted_single" cmd/liblmdbio/testdata/hosted_single.c $(pkg-config --cflags --libs lmdbio)
 check "C ABI: a host's MPI without threads" "hosted_single: ok" timeout "$limit" "$tmp/hosted_single"
 cc -O2 -Wall -Wextra -Werror -o "$tmp/resume" cmd/liblmdbio/testdata/resume.c $(pkg-config --cflags --libs lmdbio)

@@ -122,7 +122,8 @@ enum lmdbio_status {
 	LMDBIO_ERR_BUSY = -3,     /* another thread is inside a call on this handle */
 	LMDBIO_ERR_VERSION = -4,  /* the header's ABI version is not the library's */
 	LMDBIO_ERR_STATE = -5,    /* lmdbio_init not called, or lmdbio_finalize already called */
-	LMDBIO_ERR_LAUNCH = -6,   /* the job was launched (or MPI initialised) in a way lmdbio cannot work with */
+	LMDBIO_ERR_LAUNCH = -6,   /* the job was launched, MPI initialised or a launch setting (LMDBIO_RANKS_PER_NODE,
+	                             LMDBIO_STARTUP_TIMEOUT) given in a way lmdbio cannot work with */
 	LMDBIO_ERR_INPUT = -7,    /* the dataset is missing, unreadable, corrupt or unsupported */
 	LMDBIO_ERR_RUNTIME = -8,  /* I/O, MPI or another rank failed */
 	LMDBIO_ERR_INTERNAL = -9  /* a bug in lmdbio, caught before it reached the program */
@@ -183,7 +184,21 @@ const char *lmdbio_status_string(int status);
  * LMDBIO_ERR_LAUNCH, with a message saying how to launch the job, for a job
  * whose processes each see an MPI world of one although the launcher
  * started several (torchrun's RANK and WORLD_SIZE without an agent, or srun
- * without the right --mpi). */
+ * without the right --mpi), and for a bad value of LMDBIO_RANKS_PER_NODE or
+ * LMDBIO_STARTUP_TIMEOUT (MPI is then left untouched).
+ *
+ * LMDBIO_STARTUP_TIMEOUT (a duration such as 30s; 3m when unset) bounds
+ * what lmdbio_init calls in MPI: MPI_Init, when lmdbio initialises MPI, and
+ * the collectives that work out the topology (also when the program
+ * initialised MPI). Ranks that cannot reach each other (a network,
+ * firewall or MPI transport setting) make some MPI libraries wait there
+ * forever, and a call blocked inside MPI cannot return. So when the limit
+ * passes, lmdbio_init does not return: it ENDS THE PROCESS with exit status
+ * 1 and one line on stderr, "lmdbio: MPI did not finish starting in ...",
+ * at once, without running the program's exit handlers (atexit, Python's),
+ * which could call into the blocked MPI; the launcher then ends the other
+ * ranks. Nothing is watched once lmdbio_init has returned, nor in a learner
+ * of an agent. */
 int lmdbio_init(int abi_version);
 
 /* lmdbio_finalize closes every loader still open and, if lmdbio_init
@@ -197,7 +212,10 @@ int lmdbio_get_topology(lmdbio_topology *out);
 
 /* lmdbio_open opens the dataset at path (an LMDB directory or its data.mdb,
  * or an HDF5 file) and stores a new handle in *out. Collective: every rank
- * passes the same path and options; every rank fails if any rank fails.
+ * passes the same path and options; every rank fails if any rank fails,
+ * with the same status (each with its own message: a rank that found
+ * nothing wrong names the rank that refused the path or options). An empty
+ * path returns LMDBIO_ERR_ARGUMENT.
  *
  * options is NULL or a string of key=value words separated by spaces (the
  * lmdbio command's flags of the same names):

@@ -49,7 +49,7 @@ func (j *agentJob) where() position {
 }
 
 // open asks the agents to serve path and attaches to the node reader. An
-// option the learner refuses still goes to the agent, as an objection, so
+// argument the learner refuses still goes to the agent, as an objection, so
 // that every learner of the job gets the error instead of waiting for this
 // one.
 func (j *agentJob) open(path, options string) (source, loader.Options, error) {
@@ -60,12 +60,10 @@ func (j *agentJob) open(path, options string) (source, loader.Options, error) {
 			abs = a
 		}
 	}
-	opt, err := loaderopts.Parse(options)
+	opt, err := parseOpen(path, options)
 	var refused *agent.Error
 	if err != nil {
-		refused = &agent.Error{Kind: agent.KindOf(err), Message: err.Error()}
-	} else if path == "" {
-		refused = &agent.Error{Kind: agent.KindArgument, Message: "lmdbio_open: the path is empty"}
+		refused = &agent.Error{Kind: agentKind(statusOf(err)), Message: err.Error()}
 	}
 	socket, session, err := j.client.Open(abs, loaderopts.Format(opt), refused)
 	if err != nil {

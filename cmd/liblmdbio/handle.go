@@ -150,10 +150,11 @@ func closeAll() error {
 }
 
 // withPath puts the dataset's path in front of an error: "PATH: what is
-// wrong", as lmdbio's commands say it.
+// wrong", as lmdbio's commands say it (an empty path, which the error
+// names, is left out).
 func withPath(path string, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || path == "" {
+		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

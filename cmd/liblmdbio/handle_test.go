@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/agent"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/loaderopts"
+	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -220,6 +222,89 @@ func TestStatusOf(t *testing.T) {
 	} {
 		if got := statusOf(c.err); got != c.want {
 			t.Errorf("statusOf(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
+// TestFailureKey: the ranks agree on the status nearest LMDBIO_OK and, among
+// ranks with it, the lowest: a bad option that reached the other ranks as
+// bad input is reported as the bad option it is, everywhere.
+func TestFailureKey(t *testing.T) {
+	const size = 4
+	badOption := fmt.Errorf("x: %w", loader.ErrBadOption)
+	for _, c := range []struct {
+		errs       [size]error
+		status, at int
+	}{
+		{[size]error{}, statusOK, 0},
+		{[size]error{nil, nil, fs.ErrNotExist, nil}, errInput, 2},
+		{[size]error{fs.ErrNotExist, badOption, fs.ErrNotExist, fs.ErrNotExist}, errArgument, 1},
+		{[size]error{errors.New("disk on fire"), nil, fs.ErrNotExist, nil}, errInput, 2},
+		{[size]error{topology.ErrLaunch, errors.New("rank 0: bad MPI launch"), nil, nil}, errLaunch, 0},
+		{[size]error{nil, badOption, nil, badOption}, errArgument, 1},
+	} {
+		smallest := int64(math.MaxInt64)
+		for rank, err := range c.errs {
+			smallest = min(smallest, failureKey(err, rank, size))
+		}
+		if status, at := fromFailureKey(smallest, size); status != c.status || (status != statusOK && at != c.at) {
+			t.Errorf("%v: status %d of rank %d, want %d of rank %d", c.errs, status, at, c.status, c.at)
+		}
+	}
+}
+
+// TestLaunchSettings: a bad value of a variable that says how lmdbio starts
+// in MPI is a launch error, not an argument of lmdbio_init.
+func TestLaunchSettings(t *testing.T) {
+	for _, c := range []struct{ timeout, perNode, want string }{
+		{"soon", "", startup.Env},
+		{"0s", "", startup.Env},
+		{"", "0", topology.RanksPerNodeEnv},
+		{"", "two", topology.RanksPerNodeEnv},
+	} {
+		t.Setenv(startup.Env, c.timeout)
+		t.Setenv(topology.RanksPerNodeEnv, c.perNode)
+		_, _, err := launchSettings()
+		if statusOf(err) != errLaunch || !strings.HasPrefix(err.Error(), c.want+"=") {
+			t.Errorf("%s=%q %s=%q: %v (status %d), want %d naming %s", startup.Env, c.timeout,
+				topology.RanksPerNodeEnv, c.perNode, err, statusOf(err), errLaunch, c.want)
+		}
+	}
+	t.Setenv(startup.Env, "")
+	t.Setenv(topology.RanksPerNodeEnv, "2")
+	if limit, perNode, err := launchSettings(); err != nil || limit != startup.Default || perNode != 2 {
+		t.Errorf("good settings: %v %d %v", limit, perNode, err)
+	}
+}
+
+// TestParseOpen: an empty path is refused as an argument, as NULL is, and
+// the options' faults keep their statuses.
+func TestParseOpen(t *testing.T) {
+	for _, c := range []struct {
+		path, options string
+		want          int
+	}{
+		{"", "batch=3", errArgument},
+		{"ds", "colour=blue", errArgument},
+		{"ds", "batch=0", errArgument},
+		{"ds", "resume=/nonexistent/state.json", errInput},
+		{"ds", "batch=3", statusOK},
+	} {
+		_, err := parseOpen(c.path, c.options)
+		if got := statusOf(err); got != c.want {
+			t.Errorf("parseOpen(%q, %q): status %d (%v), want %d", c.path, c.options, got, err, c.want)
+		}
+	}
+	if err := withPath("", failf(errArgument, "lmdbio_open: the path is empty")); err.Error() != "lmdbio_open: the path is empty" {
+		t.Errorf("an empty path in front: %q", err)
+	}
+}
+
+// TestAgentKind: what a learner tells its agent of maps back to its status.
+func TestAgentKind(t *testing.T) {
+	for _, st := range []int{errArgument, errInput, errRuntime} {
+		if got := agentStatus(agentKind(st)); got != st {
+			t.Errorf("status %d: kind %q maps back to %d", st, agentKind(st), got)
 		}
 	}
 }

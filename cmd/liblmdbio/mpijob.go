@@ -5,11 +5,13 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
+	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/loaderopts"
+	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -27,6 +29,14 @@ func startMPI() (*mpiJob, bool, error) {
 	if err := topology.CheckBeforeInit(os.Getenv, flavor); err != nil {
 		return nil, false, err
 	}
+	limit, perNode, err := launchSettings()
+	if err != nil {
+		return nil, false, err
+	}
+	// What lmdbio calls in MPI from here on (MPI_Init unless the program
+	// did, the duplicate of its world, the topology's collectives) may wait
+	// forever for ranks that cannot reach each other.
+	defer startup.Watch(limit)()
 	level, err := mpi.Init(mpi.ThreadMultiple)
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot start MPI: %w", err)
@@ -48,11 +58,24 @@ func startMPI() (*mpiJob, bool, error) {
 	if err := topology.CheckAfterInit(os.Getenv, flavor, world.Size()); err != nil {
 		return fail(err)
 	}
-	topo, err := topology.Discover(world)
+	topo, err := topology.Virtual(world, perNode) // fails only in MPI
 	if err != nil {
-		return fail(failf(errArgument, "%v", err))
+		return fail(err)
 	}
 	return &mpiJob{topo: topo}, owns, nil
+}
+
+// launchSettings reads the variables that say how lmdbio starts in MPI,
+// before MPI is touched: the start-up's limit and the ranks per virtual
+// node. A bad value is a launch setting, not an argument of the call.
+func launchSettings() (limit time.Duration, perNode int, err error) {
+	if limit, err = startup.Limit(os.Getenv); err == nil {
+		perNode, err = topology.RanksPerNode(os.Getenv)
+	}
+	if err != nil {
+		return 0, 0, failf(errLaunch, "%v", err)
+	}
+	return limit, perNode, nil
 }
 
 func (j *mpiJob) where() position {
@@ -60,11 +83,12 @@ func (j *mpiJob) where() position {
 	return position{rank: t.Rank, size: t.Size, node: t.Node, nodes: t.Nodes, local: t.LocalRank, localSize: t.LocalSize}
 }
 
-// open opens a loader on every rank. Bad options are agreed on first, so
-// that no rank enters the collective loader.Open while another has refused
-// its options.
+// open opens a loader on every rank. The call's arguments are agreed on
+// first, so that no rank enters the collective loader.Open while another
+// has refused them. (loader.Open fails on every rank when one fails, each
+// with the failure's class.)
 func (j *mpiJob) open(path, options string) (source, loader.Options, error) {
-	opt, err := loaderopts.Parse(options)
+	opt, err := parseOpen(path, options)
 	if err = agree(j.topo.World, err); err != nil {
 		return nil, opt, err
 	}
@@ -76,24 +100,58 @@ func (j *mpiJob) open(path, options string) (source, loader.Options, error) {
 	return ld, opt, nil
 }
 
-// agree returns err on the ranks that had one and, on the others, an error
-// naming the first rank that failed. Collective over world.
+// agree gives every rank that failed a step the status the ranks agree on
+// (agreeFailure) with its own message, and the ranks that did not fail an
+// error naming the rank that did. Collective over world.
 func agree(world *mpi.Comm, err error) error {
-	first := int64(world.Size())
-	if err != nil {
-		first = int64(world.Rank())
-	}
-	out := make([]int64, 1)
-	if e := world.AllreduceInt64([]int64{first}, out, mpi.Min); e != nil {
-		return e
-	}
+	status, rank, e := agreeFailure(world, err)
 	switch {
-	case err != nil:
+	case e != nil && err != nil:
 		return err
-	case out[0] < int64(world.Size()):
-		return failf(errArgument, "rank %d refused its options", out[0])
+	case e != nil:
+		return e
+	case status == statusOK:
+		return nil
+	case err != nil:
+		return &statusError{status: status, err: err}
 	}
-	return nil
+	return failf(status, "rank %d refused its path or options", rank)
+}
+
+// agreeFailure returns the status the ranks agree on for a step each took
+// on its own, and the rank whose it is: statusOK if none failed, else
+// the failure that ranks first (failureKey). Collective over world.
+func agreeFailure(world *mpi.Comm, err error) (status, rank int, e error) {
+	size := world.Size()
+	out := make([]int64, 1)
+	if e := world.AllreduceInt64([]int64{failureKey(err, world.Rank(), size)}, out, mpi.Min); e != nil {
+		return 0, 0, e
+	}
+	status, rank = fromFailureKey(out[0], size)
+	return status, rank, nil
+}
+
+// failureKey orders the ranks' outcomes so that the smallest is the
+// failure every rank reports: the status nearest LMDBIO_OK, then the
+// lowest rank. A rank that only learnt of another's failure classes it no
+// better than that rank did (a bad option reaches the others as bad input,
+// a launch error as a runtime failure), so the nearest status is the
+// failure as the rank that had it classed it. Where ranks failed on their
+// own, a fault of the caller or of the input comes before one at run time,
+// as the exit status of lmdbio's commands puts bad input first.
+func failureKey(err error, rank, size int) int64 {
+	if err == nil {
+		return math.MaxInt64
+	}
+	return int64(-statusOf(err))*int64(size) + int64(rank)
+}
+
+// fromFailureKey is the status and rank of the smallest failureKey.
+func fromFailureKey(key int64, size int) (status, rank int) {
+	if key == math.MaxInt64 {
+		return statusOK, 0
+	}
+	return -int(key / int64(size)), int(key % int64(size))
 }
 
 // allreduceSum replaces values by their sums over all ranks, modulo 2^64.

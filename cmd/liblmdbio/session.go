@@ -9,6 +9,7 @@ import (
 
 	"github.com/lmdbio/lmdbio/pkg/agent"
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/loaderopts"
 )
 
 // session is the process's lmdbio state between lmdbio_init and
@@ -111,6 +112,17 @@ func open(path, options string) (uintptr, error) {
 	h := &handle{src: src, path: path, batch: cmp.Or(opt.Batch, loader.DefaultBatch),
 		epochs: cmp.Or(opt.Epochs, loader.DefaultEpochs), ended: src.Epoch()}
 	return register(h), nil
+}
+
+// parseOpen reads what every learner checks of lmdbio_open's arguments on
+// its own, before the collective part. An empty path names no dataset (a
+// learner of an agent would make it its working directory): it is refused
+// as an argument, as NULL is, on both kinds of job.
+func parseOpen(path, options string) (loader.Options, error) {
+	if path == "" {
+		return loader.Options{}, failf(errArgument, "lmdbio_open: the path is empty")
+	}
+	return loaderopts.Parse(options)
 }
 
 // allreduceSum replaces values by their sums over the job, modulo 2^64.

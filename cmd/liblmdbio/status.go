@@ -80,6 +80,18 @@ func agentStatus(k agent.Kind) int {
 	return errRuntime
 }
 
+// agentKind is the kind of error a learner tells its agent of for a
+// status: agentStatus maps it back.
+func agentKind(status int) agent.Kind {
+	switch status {
+	case errArgument:
+		return agent.KindArgument
+	case errInput:
+		return agent.KindInput
+	}
+	return agent.KindRuntime
+}
+
 // call runs f for an exported function: its error, or a panic, becomes a
 // negative status and a one-line message in *msg (malloc'ed, for the C
 // side to keep or free). A fault on a bad pointer the caller handed in

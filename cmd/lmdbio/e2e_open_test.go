@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/pkg/startup"
 	"golang.org/x/sys/unix"
 )
 
@@ -136,12 +137,12 @@ func TestE2EDigestBadPlaces(t *testing.T) {
 // a limit too short for any start-up) ends with one line naming the setting,
 // and the launcher ends the other ranks, which still wait for it in MPI.
 func TestE2EStartupWatchdog(t *testing.T) {
-	r := mpmd(t, mpmdPart{1, []string{StartupTimeoutEnv + "=1ns"}, []string{"topology"}},
+	r := mpmd(t, mpmdPart{1, []string{startup.Env + "=1ns"}, []string{"topology"}},
 		mpmdPart{1, nil, []string{"topology"}})
 	checkMPIError(t, r, "lmdbio: MPI did not finish starting")
-	if !strings.Contains(r.stderr, StartupTimeoutEnv) {
-		t.Errorf("the error does not name %s:\n%s", StartupTimeoutEnv, r)
+	if !strings.Contains(r.stderr, startup.Env) {
+		t.Errorf("the error does not name %s:\n%s", startup.Env, r)
 	}
-	r = lmdbio(t, []string{StartupTimeoutEnv + "=soon"}, "topology")
-	checkOneLineError(t, r, exitUsage, "lmdbio: "+StartupTimeoutEnv)
+	r = lmdbio(t, []string{startup.Env + "=soon"}, "topology")
+	checkOneLineError(t, r, exitUsage, "lmdbio: "+startup.Env)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -33,12 +34,12 @@ func startJob() (*mpiJob, error) {
 	if err := topology.CheckBeforeInit(os.Getenv, flavor); err != nil {
 		return nil, inputError(err)
 	}
-	limit, err := startupLimit()
+	limit, err := startup.Limit(os.Getenv)
 	if err != nil {
 		return nil, inputError(err)
 	}
 	cleanup := singletonSessionDir(flavor)
-	defer watchStartup(limit)()
+	defer startup.Watch(limit)()
 	started := time.Now()
 	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
 		cleanup()
@@ -65,40 +66,6 @@ func startJob() (*mpiJob, error) {
 		return nil, err
 	}
 	return &mpiJob{topo: topo, flavor: flavor, cleanup: cleanup, startup: time.Since(started)}, nil
-}
-
-// StartupTimeoutEnv names the variable that bounds MPI's start-up (a
-// duration such as 30s); the default is startupTimeout.
-const StartupTimeoutEnv = "LMDBIO_STARTUP_TIMEOUT"
-
-// startupTimeout bounds MPI_Init and the first collectives: ranks that
-// cannot reach each other (a network or transport setting) make some MPI
-// libraries wait in them forever.
-const startupTimeout = 3 * time.Minute
-
-// startupLimit reads StartupTimeoutEnv.
-func startupLimit() (time.Duration, error) {
-	v := os.Getenv(StartupTimeoutEnv)
-	if v == "" {
-		return startupTimeout, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a positive duration such as 30s", StartupTimeoutEnv, v)
-	}
-	return d, nil
-}
-
-// watchStartup ends the process with one line if the start-up of the job
-// has not finished in time, and returns the function that calls it off. A
-// rank blocked inside MPI cannot be woken otherwise; its exit ends the job
-// through the launcher.
-func watchStartup(d time.Duration) (stop func()) {
-	timer := time.AfterFunc(d, func() {
-		fmt.Fprintf(os.Stderr, "lmdbio: MPI did not finish starting in %v: the ranks may not reach each other (network, firewall, or the MPI's transport settings such as --mca btl); %s sets the limit\n", d, StartupTimeoutEnv)
-		os.Exit(exitFailure)
-	})
-	return func() { timer.Stop() }
 }
 
 // singletonSessionDir gives lmdbio a session directory of its own when it

@@ -39,9 +39,10 @@ func bcastBytes(c *mpi.Comm, root int, b []byte) ([]byte, error) {
 
 // status is what root tells the others after a step that only it performs.
 type status struct {
-	Err      string          `json:"err,omitempty"`
-	BadInput bool            `json:"bad_input,omitempty"`
-	Payload  json.RawMessage `json:"payload,omitempty"`
+	Err       string          `json:"err,omitempty"`
+	BadInput  bool            `json:"bad_input,omitempty"`
+	BadOption bool            `json:"bad_option,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
 }
 
 // bcastStatus sends root's outcome (err, or payload on success) to every rank
@@ -52,7 +53,7 @@ func bcastStatus(c *mpi.Comm, root, rootWorldRank int, err error, payload any) (
 	if c.Rank() == root {
 		st := status{}
 		if err != nil {
-			st.Err, st.BadInput = err.Error(), IsBadInput(err)
+			st.Err, st.BadInput, st.BadOption = err.Error(), IsBadInput(err), errors.Is(err, ErrBadOption)
 		} else if st.Payload, err = json.Marshal(payload); err != nil {
 			return nil, err
 		}
@@ -70,7 +71,7 @@ func bcastStatus(c *mpi.Comm, root, rootWorldRank int, err error, payload any) (
 		return nil, fmt.Errorf("status from rank %d: %w", rootWorldRank, e)
 	}
 	if st.Err != "" {
-		return nil, &remoteError{rank: rootWorldRank, msg: st.Err, badInput: st.BadInput}
+		return nil, &remoteError{rank: rootWorldRank, msg: st.Err, badInput: st.BadInput, badOption: st.BadOption}
 	}
 	return st.Payload, nil
 }

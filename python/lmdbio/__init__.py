@@ -49,7 +49,8 @@ class Error(Exception):
 
 
 class ArgumentError(Error, ValueError):
-    """An unknown option, a bad option value, a missing argument."""
+    """An unknown option, a bad option value, a missing argument, an empty
+    path."""
 
 
 class InputError(Error):
@@ -58,7 +59,8 @@ class InputError(Error):
 
 class LaunchError(Error):
     """The job was launched in a way lmdbio cannot work with (the message
-    says how to launch it)."""
+    says how to launch it), or a launch setting (LMDBIO_RANKS_PER_NODE,
+    LMDBIO_STARTUP_TIMEOUT) has a bad value."""
 
 
 class VersionError(Error):
@@ -122,7 +124,13 @@ def init(abi_version=_lib.ABI_VERSION):
     learner that lmdbio run --agent started, connects to the node's agent.
     Collective; the first Loader calls it. Raises LaunchError for a job whose
     processes each see a world of one although the launcher started several
-    (torchrun without an agent, srun without --mpi)."""
+    (torchrun without an agent, srun without --mpi), and for a bad
+    LMDBIO_RANKS_PER_NODE or LMDBIO_STARTUP_TIMEOUT.
+
+    If MPI's start-up outlasts LMDBIO_STARTUP_TIMEOUT (3m by default), the
+    process ends with one line on stderr and exit status 1, without raising
+    and without its exit handlers: a call blocked in MPI cannot return (see
+    lmdbio_init in include/lmdbio.h)."""
     global _initialised
     _own()
     _check(_c.lmdbio_init(abi_version))
@@ -232,11 +240,12 @@ class Loader:
     through memory.
 
     Opening is collective: every rank creates its Loader with the same path
-    and options. Options are those of include/lmdbio.h (and of the lmdbio
-    command's flags), as keywords: batch, epochs, mode, remainder, shuffle,
-    seed, chunk, chunk_window, locality, cache, dataset, labels, direct,
-    stagger, window, prefetch, max_span, max_gap, io_depth ("_" stands for
-    "-"; sizes as ints or strings such as "16MiB"), and resume: a state of
+    and options, and if any rank fails, every rank raises an Error of the
+    same class (with its own message). Options are those of
+    include/lmdbio.h (and of the lmdbio command's flags), as keywords:
+    batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
+    locality, cache, dataset, labels, direct, stagger, window, prefetch,
+    max_span, max_gap, io_depth ("_" stands for "-"; sizes as ints or strings such as "16MiB"), and resume: a state of
     Loader.state() (the JSON string, or its dict) or the path of a file
     that holds one, to continue that run.
 

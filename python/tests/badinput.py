@@ -1,8 +1,9 @@
-"""Single-process checks of the Python binding's answers to misuse: each is
-an exception of the right class with the C library's one-line message (or
-the binding's, for what it refuses before calling the library: strings the
-C library would misread, a call from a forked process), never a crash or a
-hang.
+"""Checks of the Python binding's answers to misuse: each is an exception of
+the right class with the C library's one-line message (or the binding's,
+for what it refuses before calling the library: strings the C library
+would misread, a call from a forked process), never a crash or a hang. It
+runs as one process, which starts others: for launch settings, which fail
+lmdbio.init for good, and, with mpirun, 2 ranks that must agree.
 
     python3 python/tests/badinput.py DATASET
 """
@@ -11,6 +12,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -38,9 +40,86 @@ def expect(exc, contains, fn, *args, **kwargs):
 
 def run(env, *args):
     """Runs python3 args with env added; returns (exit status, stdout, stderr)."""
-    p = subprocess.run([sys.executable, *args], env=dict(os.environ, **env), capture_output=True, text=True,
-                       timeout=60)
+    return run_argv(env, [sys.executable, *args])
+
+
+def run_argv(env, argv):
+    """Runs argv with env added; returns (exit status, stdout, stderr)."""
+    p = subprocess.run(argv, env=dict(os.environ, **env), capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout, p.stderr
+
+
+# The lmdbio command of the source tree, when it was built: the library
+# must say what it says.
+LMDBIO_CMD = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "bin", "lmdbio")
+
+
+def launch_settings(path):
+    """A bad launch setting is a LaunchError, and python3 -m lmdbio exits 2
+    with one line naming it, as the lmdbio command does. A start-up that
+    outlasts LMDBIO_STARTUP_TIMEOUT ends the process with the command's
+    line and exit status 1, without a traceback or the exit handlers: a
+    call blocked in MPI_Init cannot raise."""
+    init = "import lmdbio\ntry:\n    lmdbio.init()\nexcept lmdbio.Error as e:\n    print(type(e).__name__, e)\n"
+    for var, value in (("LMDBIO_STARTUP_TIMEOUT", "soon"), ("LMDBIO_RANKS_PER_NODE", "0")):
+        env = {var: value}
+        code, out, err = run(env, "-c", init)
+        if code != 0 or not out.startswith(f'LaunchError {var}="{value}"'):
+            failures.append(f"{var}={value}: exit {code}, stdout {out!r}, stderr {err.strip()[-300:]!r}")
+        code, out, err = run(env, "-m", "lmdbio", "digest", path)
+        if code != 2 or out or len(err.splitlines()) != 1 or not err.startswith(f"lmdbio: {var}="):
+            failures.append(f"python3 -m lmdbio digest with {var}={value}: exit {code}, stdout {out!r}, stderr {err!r}")
+        same_as_command(env, code, err)
+    prog = "import atexit, lmdbio\natexit.register(print, 'exit handler ran')\nlmdbio.init()\nprint('init returned')\n"
+    env = {"LMDBIO_STARTUP_TIMEOUT": "1ns"}
+    code, out, err = run(env, "-c", prog)
+    if code != 1 or out or len(err.splitlines()) != 1 or not err.startswith("lmdbio: MPI did not finish starting in 1ns: "):
+        failures.append(f"a start-up past its limit: exit {code}, stdout {out!r}, stderr {err!r}")
+    same_as_command(env, code, err)
+
+
+def same_as_command(env, code, err):
+    """The lmdbio command, in env, exits with code and says err too."""
+    if not os.path.exists(LMDBIO_CMD):
+        print("note: no bin/lmdbio; the library's lines are not compared with the command's", file=sys.stderr)
+        return
+    got = run_argv(env, [LMDBIO_CMD, "topology"])
+    if (got[0], got[2]) != (code, err):
+        failures.append(f"with {env}, the library exits {code} with {err!r}, the command {got[0]} with {got[2]!r}")
+
+
+# Each rank opens with its own options and prints the class of what it got
+# when that is not the class every rank must get.
+_RANKS = """
+import sys, lmdbio
+rank = lmdbio.topology()["rank"]
+cases = [({}, {"resume": "/nonexistent/state.json"}, "InputError"),
+         ({"colour": "blue"}, {}, "ArgumentError"),
+         ({"dataset": "images"}, {"dataset": "images"}, "ArgumentError")]
+for first, others, want in cases:
+    try:
+        lmdbio.Loader(sys.argv[1], batch=3, **(first if rank == 0 else others)).close()
+        got = "no error"
+    except lmdbio.Error as e:
+        got = type(e).__name__
+    if got != want:
+        print(f"rank {rank}: {first} on rank 0, {others} on the others: {got}, want {want}")
+"""
+
+
+def ranks_agree(path):
+    """A failed open raises the same class on every rank, whichever rank
+    found the fault: a missing resume file on rank 1 is an InputError on
+    rank 0 too, and a bad option that rank 0 finds an ArgumentError on
+    rank 1 too."""
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        print("note: no mpirun; the check on 2 ranks is skipped", file=sys.stderr)
+        return
+    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    code, out, err = run_argv(env, [mpirun, "--oversubscribe", "-np", "2", sys.executable, "-c", _RANKS, path])
+    if code != 0 or out:
+        failures.append(f"2 ranks: exit {code}, stdout {out!r}, stderr {err.strip()[-300:]!r}")
 
 
 def bad_strings(path):
@@ -204,6 +283,7 @@ def main(path):
     expect(lmdbio.ArgumentError, '"colour"', lmdbio.Loader, path, colour="blue")
     expect(lmdbio.ArgumentError, "batch=0", lmdbio.Loader, path, batch=0)
     expect(lmdbio.ArgumentError, "one word", lmdbio.Loader, path, mode="lmm dio")
+    expect(lmdbio.ArgumentError, "the path is empty", lmdbio.Loader, "")
     expect(lmdbio.InputError, "/nonexistent/dataset", lmdbio.Loader, "/nonexistent/dataset")
     expect(lmdbio.InputError, __file__, lmdbio.Loader, __file__)
 
@@ -260,6 +340,8 @@ def main(path):
     expect(lmdbio.InputError, "seed", lmdbio.Loader, path, resume=state, **dict(options, seed=4))
 
     bad_strings(path)
+    launch_settings(path)
+    ranks_agree(path)
     close_busy(path)
     forked(path)
     dataloader_worker(path)

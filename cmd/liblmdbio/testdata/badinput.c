@@ -1,16 +1,23 @@
 // badinput checks that liblmdbio answers misuse with a status and a message,
 // never a crash: calls before lmdbio_init, a header of another ABI version,
-// NULL, closed and made-up handles, NULL and wild pointers, bad options,
+// bad launch settings, a start-up that outlasts its limit, NULL, closed and
+// made-up handles, NULL and wild pointers, bad options, an empty path,
 // missing and corrupt datasets, two threads in one handle, calls after
 // lmdbio_finalize. It lets lmdbio initialise MPI (a singleton).
 //
 //   badinput DATASET NOT_LMDB_FILE RECORDS
+//   badinput --init    (lmdbio_init alone: see init_child)
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <lmdbio.h>
+
+extern char **environ;
 
 static int failures;
 
@@ -63,7 +70,84 @@ static void *fail_elsewhere(void *arg) {
 	return NULL;
 }
 
+// init_only is the --init mode: lmdbio_init, its outcome on stdout, and
+// an exit handler that says when it runs.
+static void say_exit(void) { printf("exit handler ran\n"); }
+
+static int init_only(void) {
+	atexit(say_exit);
+	int st = lmdbio_init(LMDBIO_ABI_VERSION);
+	printf("init: %s: %s\n", lmdbio_status_string(st), lmdbio_last_error());
+	return 0;
+}
+
+// init_child runs this program's --init mode with var (NAME=value) added to
+// its environment, since a failed lmdbio_init fails for good in its
+// process, and returns its exit status (-1 if it did not exit) and what it
+// wrote to stdout and stderr, in out.
+static int init_child(const char *self, const char *var, char *out, size_t cap) {
+	size_t n = 0, name = strcspn(var, "=") + 1;
+	while (environ[n]) n++;
+	char **env = calloc(n + 2, sizeof *env);
+	size_t k = 0;
+	env[k++] = (char *)var;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], var, name) != 0) env[k++] = environ[i];
+	int fd[2];
+	posix_spawn_file_actions_t fa;
+	if (pipe(fd) != 0 || posix_spawn_file_actions_init(&fa) != 0) return -1;
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	char *args[] = {(char *)self, "--init", NULL};
+	pid_t pid;
+	int rc = posix_spawnp(&pid, self, &fa, NULL, args, env);
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	close(fd[1]);
+	size_t got = 0;
+	ssize_t r;
+	while (got + 1 < cap && (r = read(fd[0], out + got, cap - 1 - got)) > 0) got += (size_t)r;
+	out[got] = 0;
+	close(fd[0]);
+	int status;
+	if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+	return WEXITSTATUS(status);
+}
+
+// launch_settings: a bad value of a variable that says how lmdbio starts
+// in MPI is a launch error, and a start-up that outlasts its limit ends
+// the process with one line and exit status 1, without the exit handlers
+// (lmdbio_init cannot return from a blocked MPI_Init).
+static void launch_settings(const char *self) {
+	static const struct {
+		const char *var, *want;
+	} bad[] = {
+	    {"LMDBIO_STARTUP_TIMEOUT=soon", "init: LMDBIO_ERR_LAUNCH: LMDBIO_STARTUP_TIMEOUT=\"soon\""},
+	    {"LMDBIO_STARTUP_TIMEOUT=0s", "init: LMDBIO_ERR_LAUNCH: LMDBIO_STARTUP_TIMEOUT=\"0s\""},
+	    {"LMDBIO_RANKS_PER_NODE=0", "init: LMDBIO_ERR_LAUNCH: LMDBIO_RANKS_PER_NODE=\"0\""},
+	};
+	char out[4096];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int code = init_child(self, bad[i].var, out, sizeof out);
+		if (code != 0 || strncmp(out, bad[i].want, strlen(bad[i].want)) != 0) {
+			fprintf(stderr, "%s: exit %d, output \"%s\", want \"%s...\"\n", bad[i].var, code, out, bad[i].want);
+			failures++;
+		}
+	}
+	const char *want = "lmdbio: MPI did not finish starting in 1ns: ";
+	int code = init_child(self, "LMDBIO_STARTUP_TIMEOUT=1ns", out, sizeof out);
+	char *nl = strchr(out, '\n');
+	if (code != 1 || strncmp(out, want, strlen(want)) != 0 || !strstr(out, "LMDBIO_STARTUP_TIMEOUT sets the limit") ||
+	    !nl || nl[1] != 0) {
+		fprintf(stderr, "a start-up past its limit: exit %d, output \"%s\", want 1 and one line \"%s...\"\n", code, out,
+		        want);
+		failures++;
+	}
+}
+
 int main(int argc, char **argv) {
+	if (argc == 2 && strcmp(argv[1], "--init") == 0) return init_only();
 	if (argc != 4) {
 		fprintf(stderr, "usage: badinput DATASET NOT_LMDB_FILE RECORDS\n");
 		return 2;
@@ -88,6 +172,8 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "last error before any call: \"%s\"\n", lmdbio_last_error());
 		failures++;
 	}
+
+	launch_settings(argv[0]);
 
 	// Before lmdbio_init.
 	expect(lmdbio_open(path, NULL, &ld), LMDBIO_ERR_STATE, "lmdbio_init");
@@ -121,7 +207,8 @@ int main(int argc, char **argv) {
 	expect(lmdbio_open(path, "resume={\"version\":1}", &ld), LMDBIO_ERR_INPUT, "damaged");
 	expect(lmdbio_allreduce_sum_u64(NULL, 3), LMDBIO_ERR_ARGUMENT, "NULL");
 
-	// Datasets that are missing or not LMDB.
+	// No path, or datasets that are missing or not LMDB.
+	expect(lmdbio_open("", NULL, &ld), LMDBIO_ERR_ARGUMENT, "the path is empty");
 	expect(lmdbio_open("/nonexistent/dataset", NULL, &ld), LMDBIO_ERR_INPUT, "/nonexistent/dataset");
 	expect(lmdbio_open(not_lmdb, NULL, &ld), LMDBIO_ERR_INPUT, not_lmdb);
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/pkg/shm/shmtest"
 	"github.com/lmdbio/lmdbio/pkg/startup"
 	"golang.org/x/sys/unix"
 )
@@ -145,4 +147,32 @@ func TestE2EStartupWatchdog(t *testing.T) {
 	}
 	r = lmdbio(t, []string{startup.Env + "=soon"}, "topology")
 	checkOneLineError(t, r, exitUsage, "lmdbio: "+startup.Env)
+}
+
+// TestE2EHugePages: with the segments on a hugetlbfs (LMDBIO_SHM_DIR), a
+// shuffled job on 2 nodes delivers every epoch exactly, takes its memory
+// from the huge page pool and gives all of it back; a cache the pool
+// cannot hold is refused up front, naming the pool.
+func TestE2EHugePages(t *testing.T) {
+	huge := shmtest.HugeDir(t, 96)
+	dir, want := genDB(t, "--records", "300", "--size", "16KiB,4KiB")
+	free := shmtest.FreeHugePages(t)
+	env := []string{"LMDBIO_RANKS_PER_NODE=2", "LMDBIO_SHM_DIR=" + huge}
+	r := mpirun(t, 4, env, "digest", "--shuffle", "global", "--epochs", "3", "--window", "8MiB", dir)
+	if r.code != 0 || len(lines(r.stdout)) != 3 {
+		t.Fatalf("3 epochs on huge pages:\n%s", r)
+	}
+	for i, l := range lines(r.stdout) {
+		if l != fmt.Sprintf("epoch=%d %s", i, want) {
+			t.Errorf("epoch %d: %q, want %s", i, l, want)
+		}
+	}
+	if after := shmtest.FreeHugePages(t); after != free {
+		t.Errorf("huge pages free: %d before the job, %d after", free, after)
+	}
+	r = lmdbio(t, []string{"LMDBIO_SHM_DIR=" + huge}, "digest", "--cache", "1TiB", "--epochs", "2", dir)
+	checkOneLineError(t, r, exitUsage, "lmdbio: ")
+	if !strings.Contains(r.stderr, "huge pages free") {
+		t.Errorf("the refusal does not name the huge page pool:\n%s", r)
+	}
 }

@@ -85,10 +85,16 @@ func cacheRoom(readers int, arena int64) (int64, string, error) {
 		return 0, "", err
 	}
 	keep := learnersKeep(mem["MemTotal"])
-	usable := min(free, mem["MemAvailable"]-keep) - int64(readers)*arena
+	from := fmt.Sprintf("shared memory free %s, node memory available %s less %s kept for the learners",
+		formatFree(free), shm.FormatBytes(mem["MemAvailable"]), shm.FormatBytes(keep))
+	usable := min(free, mem["MemAvailable"]-keep)
+	if shm.Huge() { // the pool's pages are set aside: MemAvailable leaves them out
+		from, usable = "huge pages free "+shm.FormatBytes(free), free
+	}
+	usable -= int64(readers) * arena
 	room := max(0, usable/int64(readers))
-	why := fmt.Sprintf("each of the %d node readers on this host has %s for its cache (shared memory free %s, node memory available %s less %s kept for the learners, less the readers' arenas): lower --cache, or --cache 0 to turn the cache off",
-		readers, shm.FormatBytes(room), formatFree(free), shm.FormatBytes(mem["MemAvailable"]), shm.FormatBytes(keep))
+	why := fmt.Sprintf("each of the %d node readers on this host has %s for its cache (%s, less the readers' arenas): lower --cache, or --cache 0 to turn the cache off",
+		readers, shm.FormatBytes(room), from)
 	return room, why, nil
 }
 

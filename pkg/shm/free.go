@@ -46,20 +46,48 @@ func (e *NoSpaceError) Unwrap() error { return ErrNoSpace }
 // CheckFree returns nil if the shared-memory file system has room for need
 // more bytes, a *NoSpaceError (wrapping ErrNoSpace) if not, and other errors
 // if it cannot be inspected. A tmpfs mounted without a size limit always
-// has room.
+// has room; a hugetlbfs mount has what its huge page pool has free, in
+// whole huge pages.
 func CheckFree(need int64) error {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return fmt.Errorf("shm: statfs %s: %w", dir, err)
+	free, total, page, err := space()
+	if err != nil {
+		return err
 	}
-	if st.Blocks == 0 {
-		return nil // tmpfs with size=0: unlimited
-	}
-	free := int64(st.Bavail) * int64(st.Bsize)
-	if need > free {
-		return &NoSpaceError{Need: need, Free: free, Total: int64(st.Blocks) * int64(st.Bsize), Mount: dir, Hint: NoSpaceHint}
+	if need = roundUp(need, page); need > free {
+		return &NoSpaceError{Need: need, Free: free, Total: total, Mount: mountName(page), Hint: NoSpaceHint}
 	}
 	return nil
+}
+
+// space returns the bytes free for segments on the shared-memory file
+// system and its size, math.MaxInt64 for both when it has no limit, and its
+// huge page size (0 for a tmpfs).
+func space() (free, total, page int64, err error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, 0, 0, fmt.Errorf("shm: statfs %s: %w", dir, err)
+	}
+	free, total = math.MaxInt64, math.MaxInt64
+	if st.Blocks != 0 { // 0: a tmpfs with size=0, or a hugetlbfs without size=
+		free, total = int64(st.Bavail)*st.Bsize, int64(st.Blocks)*st.Bsize
+	}
+	if page = hugeOf(&st); page > 0 {
+		poolFree, poolTotal, err := hugePool(page)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		free, total = min(free, poolFree), min(total, poolTotal)
+	}
+	return free, total, page, nil
+}
+
+// mountName names the directory of the segments in messages, and the pool
+// that limits it when its pages are huge.
+func mountName(page int64) string {
+	if page == 0 {
+		return dir
+	}
+	return fmt.Sprintf("%s (%s huge pages: the pool is vm.nr_hugepages)", dir, formatBytes(page))
 }
 
 // formatBytes prints n in binary units with one decimal.
@@ -79,14 +107,8 @@ func formatBytes(n int64) string {
 // Free returns the bytes free for segments on the shared-memory file
 // system, and its size; math.MaxInt64 for both when it has no limit.
 func Free() (free, total int64, err error) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return 0, 0, fmt.Errorf("shm: statfs %s: %w", dir, err)
-	}
-	if st.Blocks == 0 {
-		return math.MaxInt64, math.MaxInt64, nil
-	}
-	return int64(st.Bavail) * int64(st.Bsize), int64(st.Blocks) * int64(st.Bsize), nil
+	free, total, _, err = space()
+	return free, total, err
 }
 
 // FormatBytes prints n in binary units with one decimal, as the package's

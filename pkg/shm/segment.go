@@ -30,6 +30,7 @@ type Segment struct {
 	info     Info
 	unlinked bool
 	file     *os.File // unnamed segments: the descriptor; closed by Close
+	huge     bool     // on hugetlbfs, which refuses write(2)
 }
 
 // Create makes a new segment with size bytes of data, fails if the name
@@ -75,8 +76,15 @@ func sizeAndMap(fd int, total int64) ([]byte, error) {
 }
 
 // sizeAndMapLazy sets the file to total bytes, reserves its first
-// reserved bytes and maps it.
+// reserved bytes and maps it. On hugetlbfs the file and the mapping are
+// rounded up to whole huge pages (the mapping is longer than total), and
+// mapping reserves them all.
 func sizeAndMapLazy(fd int, total, reserved int64) ([]byte, error) {
+	page, err := hugePageSize(fd)
+	if err != nil {
+		return nil, fmt.Errorf("fstatfs: %w", err)
+	}
+	total = roundUp(total, page)
 	if err := unix.Ftruncate(fd, total); err != nil {
 		return nil, fmt.Errorf("ftruncate: %w", err)
 	}
@@ -84,6 +92,9 @@ func sizeAndMapLazy(fd int, total, reserved int64) ([]byte, error) {
 		return nil, err
 	}
 	mem, err := unix.Mmap(fd, 0, int(total), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if page > 0 && errors.Is(err, unix.ENOMEM) {
+		return nil, &NoSpaceError{Need: total, Free: -1, Mount: mountName(page), Hint: NoSpaceHint}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mmap %d bytes: %w", total, err)
 	}
@@ -184,12 +195,14 @@ func (s *Segment) ReadAt(p []byte, off int64) (int, error) {
 // WriteAt copies p into data bytes [off, off+len(p)), with pwrite(2) when
 // the segment has a descriptor: as with ReadAt, the caller's mapping is
 // not touched (a process's first write of a page through its mapping cost
-// 19 µs there, pwrite 1.1 µs). Without one it copies into the mapping.
+// 19 µs there, pwrite 1.1 µs). Without one, and on huge pages (whose
+// first touch is cheap, and which hugetlbfs cannot write), it copies into
+// the mapping.
 func (s *Segment) WriteAt(p []byte, off int64) (int, error) {
 	if err := s.within("write", len(p), off); err != nil {
 		return 0, err
 	}
-	if s.file == nil {
+	if s.file == nil || s.huge {
 		return copy(s.data[off:], p), nil
 	}
 	return s.file.WriteAt(p, HeaderSize+off)

@@ -46,7 +46,8 @@ func CreateUnnamed(job string, size int64, lazy bool) (*Segment, error) {
 		f.Close()
 		return nil, fmt.Errorf("shm: create: %w", err)
 	}
-	s := &Segment{mem: mem, data: mem[HeaderSize:total:total], file: f, unlinked: true, info: Info{
+	page, _ := hugePageSize(fd) // sizeAndMapLazy succeeded at the same call
+	s := &Segment{mem: mem, data: mem[HeaderSize:total:total], file: f, unlinked: true, huge: page > 0, info: Info{
 		Job:          cleanJob(job),
 		CreatorPID:   os.Getpid(),
 		CreatorStart: selfStart(),

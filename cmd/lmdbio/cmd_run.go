@@ -35,6 +35,13 @@ that fits the MPI lmdbio was built with (pmix for Open MPI, pmi2 for MPICH) and
 --kill-on-bad-exit. Elsewhere it runs mpirun, adding --oversubscribe when N
 exceeds the cores and --allow-run-as-root when run as root.
 
+On this host (no hosts given in --launcher-args) lmdbio run raises the limit
+on open files of mpirun, and so of its ranks, to the hard one (ulimit -Hn),
+and refuses, before anything starts, more ranks than the host's limits hold:
+mpirun keeps about 3.5 open files for each rank, and a rank takes at least 7
+threads (pids: pid_max, threads-max, ulimit -u) and 8 MiB of available
+memory. Past them mpirun fails half-way through starting the job, and hangs.
+
 -N and --ranks-per-node place ranks on nodes under srun. Without an allocation
 they emulate nodes on this host: every K consecutive ranks form one virtual node
 (LMDBIO_RANKS_PER_NODE=K), which is how multi-node behaviour is tried on one
@@ -123,9 +130,20 @@ func runRun(cmd *cobra.Command, opt runOptions, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	var tooMany error
+	if l.here.ranks > 0 {
+		tooMany = checkHostRoom(l.here, readHostLimits())
+	}
 	if opt.dryRun {
+		// The command is shown, and the refusal said as a run would say it.
 		fmt.Println(joinWords(append(append([]string{}, l.env...), l.argv...)))
-		return nil
+		return tooMany
+	}
+	if tooMany != nil {
+		return tooMany
+	}
+	if l.here.ranks > 0 {
+		raiseOpenFiles()
 	}
 	if l.note != "" {
 		fmt.Fprintln(os.Stderr, "lmdbio run: "+l.note)

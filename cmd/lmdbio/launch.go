@@ -30,7 +30,13 @@ type launch struct {
 	argv []string
 	env  []string
 	note string // said on stderr before starting, e.g. that nodes are emulated
+	here localJob
 }
+
+// localJob is what a launch starts on this host, where lmdbio run can tell
+// (mpirun told of no other hosts): ranks, each with learners processes of its
+// own under --agent. No ranks: not known here, and the launcher's business.
+type localJob struct{ ranks, learners int }
 
 // planLaunch picks srun inside a Slurm allocation and mpirun elsewhere, with
 // the flags this MPI needs. It runs nothing.
@@ -63,6 +69,9 @@ func planAgents(r launchRequest) (launch, error) {
 	r.ranks, r.nodes = max(nodes, 1), 0
 	l, err := planMpirun(r)
 	l.note = ""
+	if l.here.ranks > 0 {
+		l.here.learners = r.learners
+	}
 	if r.ranks > 1 {
 		l.note = fmt.Sprintf("no Slurm allocation: emulating %d nodes on this host, each with an agent and %s (%s=1)",
 			r.ranks, plural(r.learners, "learner"), topology.RanksPerNodeEnv)
@@ -132,6 +141,9 @@ func planMpirun(r launchRequest) (launch, error) {
 	l.argv = []string{mpirun}
 	if ranks > 0 {
 		l.argv = append(l.argv, "-n", strconv.Itoa(ranks))
+		if !hostsGiven(r.launcherArgs, r.getenv) {
+			l.here.ranks = ranks
+		}
 	}
 	if perNode > 0 {
 		l.env = append(l.env, topology.RanksPerNodeEnv+"="+strconv.Itoa(perNode))

@@ -97,3 +97,32 @@ func TestHugeNoSpace(t *testing.T) {
 		t.Fatalf("free went from %d to %d (%v)", free, after, err)
 	}
 }
+
+// TestReserveInterrupted: the Go runtime signals its threads often, and
+// hugetlbfs (as tmpfs) stops reserving on a pending signal: reserving goes
+// on where it stopped instead of failing (it failed node readers with
+// "interrupted system call"). Signals are sent here as fast as they go.
+func TestReserveInterrupted(t *testing.T) {
+	hugeMount(t, 64)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				unix.Kill(os.Getpid(), unix.SIGURG) // the runtime's own preemption signal
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for range 8 {
+		s, err := CreateUnnamed("hugejob", 120<<20, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -109,6 +109,12 @@ func reserve(fd int, off, n int64) error {
 		return nil
 	}
 	err := unix.Fallocate(fd, 0, off, n)
+	// tmpfs and hugetlbfs give up on a pending signal, and the Go
+	// runtime signals its threads often: what was reserved stays, so
+	// asking again goes on from there.
+	for errors.Is(err, unix.EINTR) {
+		err = unix.Fallocate(fd, 0, off, n)
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -41,6 +41,8 @@
 # /var/tmp/lmdbio-bench/imagenet20k: 20,000 Caffe Datum records of ~110 KB,
 # 2.2 GB, in key order; the other datasets are written beside it),
 # BENCH_ROUNDS (default 3), BENCH_SLOTS (learners per emulated host, 4),
+# BENCH_SHM_HUGE=1 (the emulated hosts' segments on huge pages: multihost.sh
+# --shm-huge; the pool, vm.nr_hugepages, must hold every host's),
 # BENCH_SMOKE=1 (a tiny dataset, one round, 1 learner per host, output in
 # /tmp/lmdbio-bench-smoke unless -o: checks every part end to end in a few
 # minutes; its figures mean nothing). Needs root: cold runs drop the page
@@ -150,7 +152,7 @@ bench() {
 on_hosts() {
 	local h=$1 tag=$2
 	shift 2
-	scripts/multihost.sh --hosts "$h" --slots "$slots" --pfs "$dir" --pfs-mount "$pfs_mnt" \
+	scripts/multihost.sh --hosts "$h" --slots "$slots" ${BENCH_SHM_HUGE:+--shm-huge} --pfs "$dir" --pfs-mount "$pfs_mnt" \
 		--pfs-stats "$out/pfs-stats-$tag-$h" --pfs-opts "$pfs_opts" -- \
 		"$lmdbio" bench --json --rounds "$rounds" "$@"
 }

@@ -5,11 +5,12 @@
 #   multihost-agent.sh [SSH-OPTIONS] HOST COMMAND...
 #
 # It enters new UTS, mount, IPC and PID namespaces and, as the first process
-# of the host, sets the host name, mounts a fresh tmpfs on /dev/shm, starts
-# the host's pfsemu if the run has one, runs COMMAND with sh -c (the daemon's
-# arguments carry shell quoting), and stops pfsemu when COMMAND ends. When
-# the agent dies, the kernel kills everything in the host's PID namespace and
-# its mounts go with the mount namespace: nothing of a host outlives it.
+# of the host, sets the host name, mounts a fresh tmpfs on /dev/shm (and a
+# hugetlbfs in it with --shm-huge), starts the host's pfsemu if the run has
+# one, runs COMMAND with sh -c (the daemon's arguments carry shell quoting),
+# and stops pfsemu when COMMAND ends. When the agent dies, the kernel kills
+# everything in the host's PID namespace and its mounts go with the mount
+# namespace: nothing of a host outlives it.
 #
 # The run's settings come from the environment multihost.sh exports
 # (MULTIHOST_*); it is not meant to be called by hand.
@@ -23,6 +24,12 @@ host_init() {
 	export MULTIHOST_HOST=$host
 	echo "$host" >/proc/sys/kernel/hostname
 	mount -t tmpfs -o "mode=1777${MULTIHOST_SHM_SIZE:+,size=$MULTIHOST_SHM_SIZE}" "shm-$host" /dev/shm
+	if [ -n "${MULTIHOST_SHM_HUGE:-}" ]; then
+		# Beside /dev/shm, not on it: MPI's own files there need a tmpfs.
+		mkdir /dev/shm/huge
+		mount -t hugetlbfs -o mode=1777 "huge-$host" /dev/shm/huge
+		export LMDBIO_SHM_DIR=/dev/shm/huge
+	fi
 
 	if [ -n "${MULTIHOST_PFS_SRC:-}" ]; then
 		ready=$dir/$host.pfs-ready

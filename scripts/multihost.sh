@@ -25,6 +25,9 @@
 #   --launcher-args 'A'   more mpirun options, e.g. '--mca btl self,tcp'
 #   --name PREFIX         host names PREFIX1..PREFIXN (default node)
 #   --shm-size SIZE       size of each host's /dev/shm (default: tmpfs's, half the memory)
+#   --shm-huge            lmdbio's segments on huge pages: a hugetlbfs in each host's
+#                         /dev/shm/huge (LMDBIO_SHM_DIR), drawing on the machine's
+#                         pool (vm.nr_hugepages, which must hold them all)
 #   --pfs DIR             mount bin/pfsemu over DIR in every host
 #   --pfs-mount MNT       where, the same path on every host (default /mnt/pfs)
 #   --pfs-opts 'OPTS'     pfsemu flags, e.g. '--direct-io --servers 4 --latency 500us'
@@ -48,7 +51,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 die() { echo "multihost: $*" >&2; exit "${2:-1}"; }
 usage_error() { echo "multihost: $* (see --help)" >&2; exit 2; }
 
-hosts=2 slots=2 name=node wrap= launcher_args= shm_size= mpi=openmpi
+hosts=2 slots=2 name=node wrap= launcher_args= shm_size= shm_huge= mpi=openmpi
 pfs_src= pfs_mnt= pfs_opts= pfs_stats=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -69,6 +72,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--wrap) wrap=1; shift ;;
+	--shm-huge) shm_huge=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage_error "unknown option $1" ;;
@@ -207,7 +211,7 @@ else
 	export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
 fi
 # What the agent needs to set a host up.
-export MULTIHOST_DIR=$state MULTIHOST_SHM_SIZE=$shm_size
+export MULTIHOST_DIR=$state MULTIHOST_SHM_SIZE=$shm_size MULTIHOST_SHM_HUGE=$shm_huge
 export MULTIHOST_PFS_SRC=$pfs_src MULTIHOST_PFS_MNT=$pfs_mnt MULTIHOST_PFS_OPTS=$pfs_opts
 export MULTIHOST_PFS_STATS=$pfs_stats MULTIHOST_PFSEMU=${pfsemu:-}
 

@@ -60,15 +60,7 @@ func TestHugeSegment(t *testing.T) {
 	if n, err := s.ReadAt(got, off); err != nil || n != len(want) || !bytes.Equal(got, want) {
 		t.Fatalf("ReadAt: %d, %v, equal %v", n, err, bytes.Equal(got, want))
 	}
-	fd, err := unix.Dup(int(s.file.Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenFile(os.NewFile(uintptr(fd), "dup"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openDup(t, s)
 	if !bytes.Equal(r.Bytes()[off:off+int64(len(want))], want) || int64(len(r.Bytes())) != size {
 		t.Fatalf("another mapping sees %d bytes, or other bytes", len(r.Bytes()))
 	}

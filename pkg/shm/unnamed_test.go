@@ -39,15 +39,7 @@ func TestUnnamedLeavesNothing(t *testing.T) {
 		t.Fatalf("unnamed segment left %v", entries)
 	}
 	copy(s.Bytes(), "hello")
-	fd, err := unix.Dup(int(s.File().Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenFile(os.NewFile(uintptr(fd), "dup"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openDup(t, s)
 	if string(r.Bytes()[:5]) != "hello" || r.Info().Size != 1<<20 || r.Info().Job != "job1" {
 		t.Fatalf("reader sees %q, info %+v", r.Bytes()[:5], r.Info())
 	}
@@ -132,4 +124,20 @@ func TestReadAt(t *testing.T) {
 			t.Errorf("%s: WriteAt(%d bytes at 5000) = %d, %v; the mapping shows them: %v", name, len(put), n, err, bytes.Equal(data, want))
 		}
 	}
+}
+
+// openDup maps s again, as a learner does, through a copy of its
+// descriptor; the test closes it.
+func openDup(t *testing.T, s *Segment) *Segment {
+	t.Helper()
+	fd, err := unix.Dup(int(s.File().Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenFile(os.NewFile(uintptr(fd), "dup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

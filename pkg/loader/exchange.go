@@ -41,6 +41,7 @@ type exchanger struct {
 	stopped chan struct{} // closed once the node readers agreed to stop
 	ring    sendRing
 	in      inbox
+	free    func() // unmaps the ring's and the inbox's buffers
 }
 
 // exchangeOp is one window's exchange. The counts include every node's
@@ -91,8 +92,20 @@ func (s sendPart) copyTo(dst []byte, offset int) (int, error) {
 
 func newExchanger(comm *mpi.Comm, depth int) *exchanger {
 	piece := pieceSize(comm.Size())
-	return &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{}),
-		ring: sendRing{piece: piece}, in: newInbox(comm, piece)}
+	x := &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{}),
+		in: newInbox(comm, piece)}
+	// One mapping for every buffer, met in huge pages (see mapBuffers).
+	slots := x.in.perPeer * max(1, comm.Size()-1)
+	mem, free := mapBuffers((sendPieces + slots) * piece)
+	buf := func(i int) []byte { return mem[i*piece : (i+1)*piece : (i+1)*piece] }
+	for i := range x.ring.bufs {
+		x.ring.bufs[i] = buf(i)
+	}
+	for i := range slots {
+		x.in.bufs = append(x.in.bufs, buf(sendPieces+i))
+	}
+	x.free = free
+	return x
 }
 
 // run performs the exchanges queued on ops until it is closed. After a stop
@@ -235,10 +248,9 @@ const (
 // is bounded and stays mapped (one buffer for a whole window's sends was
 // faulted in anew each time it grew, on the first epochs' critical path).
 type sendRing struct {
-	piece int
-	bufs  [sendPieces][]byte
-	reqs  [sendPieces]*mpi.Request // the send of each buffer's piece, nil when done
-	next  int
+	bufs [sendPieces][]byte       // of a piece each (newExchanger)
+	reqs [sendPieces]*mpi.Request // the send of each buffer's piece, nil when done
+	next int
 }
 
 // sendPieces is the number of pieces a node reader may have in flight.
@@ -252,9 +264,6 @@ func (r *sendRing) take(wait func(*mpi.Request) error) ([]byte, error) {
 			return nil, err
 		}
 		r.reqs[i] = nil
-	}
-	if r.bufs[i] == nil {
-		r.bufs[i] = make([]byte, r.piece)
 	}
 	return r.bufs[i], nil
 }

@@ -19,8 +19,8 @@ import (
 type inbox struct {
 	comm    *mpi.Comm
 	piece   int
-	perPeer int // buffers per peer
-	bufs    [][]byte
+	perPeer int      // buffers per peer
+	bufs    [][]byte // one per slot, of a piece each (newExchanger)
 	op      *exchangeOp
 	next    []int // by node: where in op.recv its next piece goes
 	slots   []recvSlot
@@ -52,9 +52,6 @@ func (in *inbox) start(op *exchangeOp) error {
 			in.slots = append(in.slots, recvSlot{peer: n})
 		}
 	}
-	for len(in.bufs) < len(in.slots) {
-		in.bufs = append(in.bufs, nil) // allocated at first use: received in place, none is
-	}
 	for i := range in.slots {
 		if err := in.post(i); err != nil {
 			return err
@@ -77,9 +74,6 @@ func (in *inbox) post(i int) error {
 	if op.recvFile == nil {
 		s.buf = op.recv[s.at : s.at+n]
 	} else {
-		if in.bufs[i] == nil {
-			in.bufs[i] = make([]byte, in.piece)
-		}
 		s.buf = in.bufs[i][:n]
 	}
 	var err error

@@ -643,7 +643,7 @@ func (ld *leader) turns() int {
 func (ld *leader) closeParts() error {
 	var err error
 	for _, closer := range []func() error{ld.closeServer, ld.closeFetch, ld.closeArena, ld.closeCache,
-		ld.closeView, ld.guard.close, ld.freeStagComm, ld.freeXchgComm} {
+		ld.closeView, ld.guard.close, ld.freeStagComm, ld.closeExchanger} {
 		if e := closer(); e != nil && err == nil {
 			err = e
 		}
@@ -701,7 +701,13 @@ func (ld *leader) freeStagComm() error {
 	return err
 }
 
-func (ld *leader) freeXchgComm() error {
+// closeExchanger frees the exchange's buffers and communicator, once no
+// exchange is under way.
+func (ld *leader) closeExchanger() error {
+	if ld.xchg != nil {
+		ld.xchg.free()
+		ld.xchg.free = func() {}
+	}
 	if ld.xchgComm == nil {
 		return nil
 	}

@@ -134,11 +134,10 @@ func agreeFailure(world *mpi.Comm, err error) (status, rank int, e error) {
 // failureKey orders the ranks' outcomes so that the smallest is the
 // failure every rank reports: the status nearest LMDBIO_OK, then the
 // lowest rank. A rank that only learnt of another's failure classes it no
-// better than that rank did (a bad option reaches the others as bad input,
-// a launch error as a runtime failure), so the nearest status is the
-// failure as the rank that had it classed it. Where ranks failed on their
-// own, a fault of the caller or of the input comes before one at run time,
-// as the exit status of lmdbio's commands puts bad input first.
+// better than that rank did, so the nearest status is the failure as the
+// rank that had it classed it. Where ranks failed on their own, a fault of
+// the caller or of the input comes before one at run time, as the exit
+// status of lmdbio's commands puts bad input first.
 func failureKey(err error, rank, size int) int64 {
 	if err == nil {
 		return math.MaxInt64

@@ -76,7 +76,7 @@ func cacheServes(shuffle sampler.Shuffle, epochsLeft int) bool {
 // cacheRoom is the memory one of readers node readers on this host may keep
 // as cache, and a sentence saying how it was found.
 func cacheRoom(readers int, arena int64) (int64, string, error) {
-	free, _, err := shm.Free()
+	free, huge, err := shm.Free()
 	if err != nil {
 		return 0, "", err
 	}
@@ -88,7 +88,7 @@ func cacheRoom(readers int, arena int64) (int64, string, error) {
 	from := fmt.Sprintf("shared memory free %s, node memory available %s less %s kept for the learners",
 		formatFree(free), shm.FormatBytes(mem["MemAvailable"]), shm.FormatBytes(keep))
 	usable := min(free, mem["MemAvailable"]-keep)
-	if shm.Huge() { // the pool's pages are set aside: MemAvailable leaves them out
+	if huge { // the pool's pages are set aside: MemAvailable leaves them out
 		from, usable = "huge pages free "+shm.FormatBytes(free), free
 	}
 	usable -= int64(readers) * arena

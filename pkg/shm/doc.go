@@ -55,7 +55,7 @@
 // Where DirEnv names a hugetlbfs mount, the segments are made of huge pages
 // from the kernel's pool (vm.nr_hugepages): a process meets 2 MiB of a
 // segment with one page fault instead of 512. Files there are sized in
-// whole huge pages, their space is what the pool has free (CheckFree, Free,
-// Huge), and mapping a segment reserves all of its pages, so a pool too
+// whole huge pages, their space is what the pool has free (CheckFree,
+// Free), and mapping a segment reserves all of its pages, so a pool too
 // small is ErrNoSpace at Create, never a SIGBUS.
 package shm

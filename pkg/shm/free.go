@@ -105,10 +105,12 @@ func formatBytes(n int64) string {
 }
 
 // Free returns the bytes free for segments on the shared-memory file
-// system, and its size; math.MaxInt64 for both when it has no limit.
-func Free() (free, total int64, err error) {
-	free, total, _, err = space()
-	return free, total, err
+// system, math.MaxInt64 when it has no limit, and whether they are huge
+// pages: a hugetlbfs's pool, which node memory available (MemAvailable)
+// does not count.
+func Free() (free int64, huge bool, err error) {
+	free, _, page, err := space()
+	return free, page > 0, err
 }
 
 // FormatBytes prints n in binary units with one decimal, as the package's

@@ -43,14 +43,6 @@ func hugeOf(st *unix.Statfs_t) int64 {
 	return st.Bsize
 }
 
-// Huge reports whether segments are made of huge pages: the directory that
-// holds them is a hugetlbfs mount. Their memory then comes from the huge
-// page pool, which node memory available (MemAvailable) does not count.
-func Huge() bool {
-	var st unix.Statfs_t
-	return unix.Statfs(dir, &st) == nil && hugeOf(&st) > 0
-}
-
 // roundUp rounds n up to a multiple of page (a power of two), or returns n
 // when page is 0.
 func roundUp(n, page int64) int64 {

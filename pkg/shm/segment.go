@@ -72,33 +72,33 @@ func Create(name string, size int64) (*Segment, error) {
 
 // sizeAndMap sets the file to total bytes, reserves its pages and maps it.
 func sizeAndMap(fd int, total int64) ([]byte, error) {
-	return sizeAndMapLazy(fd, total, total)
+	mem, _, err := sizeAndMapLazy(fd, total, total)
+	return mem, err
 }
 
 // sizeAndMapLazy sets the file to total bytes, reserves its first
 // reserved bytes and maps it. On hugetlbfs the file and the mapping are
 // rounded up to whole huge pages (the mapping is longer than total), and
-// mapping reserves them all.
-func sizeAndMapLazy(fd int, total, reserved int64) ([]byte, error) {
-	page, err := hugePageSize(fd)
-	if err != nil {
-		return nil, fmt.Errorf("fstatfs: %w", err)
+// mapping reserves them all; page is their size there, 0 elsewhere.
+func sizeAndMapLazy(fd int, total, reserved int64) (mem []byte, page int64, err error) {
+	if page, err = hugePageSize(fd); err != nil {
+		return nil, 0, fmt.Errorf("fstatfs: %w", err)
 	}
 	total = roundUp(total, page)
 	if err := unix.Ftruncate(fd, total); err != nil {
-		return nil, fmt.Errorf("ftruncate: %w", err)
+		return nil, 0, fmt.Errorf("ftruncate: %w", err)
 	}
 	if err := reserve(fd, 0, reserved); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	mem, err := unix.Mmap(fd, 0, int(total), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err = unix.Mmap(fd, 0, int(total), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if page > 0 && errors.Is(err, unix.ENOMEM) {
-		return nil, &NoSpaceError{Need: total, Free: -1, Mount: mountName(page), Hint: NoSpaceHint}
+		return nil, 0, &NoSpaceError{Need: total, Free: -1, Mount: mountName(page), Hint: NoSpaceHint}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mmap %d bytes: %w", total, err)
+		return nil, 0, fmt.Errorf("mmap %d bytes: %w", total, err)
 	}
-	return mem, nil
+	return mem, page, nil
 }
 
 // reserve allocates the pages of the file now. On a tmpfs, pages are

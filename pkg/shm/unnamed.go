@@ -41,12 +41,11 @@ func CreateUnnamed(job string, size int64, lazy bool) (*Segment, error) {
 	if lazy {
 		reserved = HeaderSize
 	}
-	mem, err := sizeAndMapLazy(fd, total, reserved)
+	mem, page, err := sizeAndMapLazy(fd, total, reserved)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("shm: create: %w", err)
 	}
-	page, _ := hugePageSize(fd) // sizeAndMapLazy succeeded at the same call
 	s := &Segment{mem: mem, data: mem[HeaderSize:total:total], file: f, unlinked: true, huge: page > 0, info: Info{
 		Job:          cleanJob(job),
 		CreatorPID:   os.Getpid(),

@@ -216,18 +216,36 @@ func (p *runPlan) setCaches(capacity []int64) {
 		decoded = func(b int32) int64 { return p.src.DecodedLen(int(b)) }
 	}
 	p.cacheUsed = make([]int64, len(capacity))
+	p.sched.BlockRead = make([]int32, p.src.Blocks())
+	for b := range p.sched.BlockRead {
+		p.sched.BlockRead[b] = -1
+	}
+	reads := int32(0)
 	for node, c := range capacity {
 		cache := schedule.PlanCache(p.src.Blocks(), p.owned(node), p.pieces, decoded, p.fillOptions(), alignment, c)
 		p.cacheUsed[node] = cache.Bytes
-		for b, at := range cache.At {
-			if at >= 0 {
-				p.sched.BlockCached[b] = true
-			}
-		}
+		reads = p.markCached(cache, reads)
 		if node == p.node {
 			p.cache = cache
 		}
 	}
+}
+
+// markCached tells the schedule which blocks a node's cache keeps and
+// which of its fill reads loads each, numbering the reads from first on;
+// it returns the next number.
+func (p *runPlan) markCached(cache *schedule.Cache, first int32) int32 {
+	for b, at := range cache.At {
+		if at >= 0 {
+			p.sched.BlockCached[b] = true
+		}
+	}
+	for k, sp := range cache.Spans {
+		for _, b := range sp.Blocks {
+			p.sched.BlockRead[b] = first + int32(k)
+		}
+	}
+	return first + int32(len(cache.Spans))
 }
 
 // cacheNeed is the cache room this node would use to keep every block it
@@ -363,20 +381,19 @@ func (p *runPlan) turns(slot int64) int {
 
 // windows cuts epoch e's rounds from round from on (see Layout.Windows). In
 // the epoch that fills the caches of an order whose records cross between
-// nodes, a window is also at most fillWindows-th of the epoch: a window's
+// nodes, windows also follow the reads (see Layout.ReadyCut): a window's
 // batches wait for its whole exchange, which waits for every node's reads
-// of it, so one large window would hold every batch until the last read.
-// Later epochs' windows are bounded by the arena alone: cached records
-// take none, so such an epoch is one exchange, made while the epoch before
-// it is consumed.
+// of it. Later epochs' windows are bounded by the arena alone: cached
+// records take none, so such an epoch is one exchange, made while the
+// epoch before it is consumed.
 func (p *runPlan) windows(e int, ep *assign.Epoch, from int, slot int64) []schedule.Window {
-	maxRounds := 0
+	var cut func(start, r int) bool
 	if e == p.firstEpoch() && p.opt.Shuffle.WorldIndependent() && p.sched.Nodes > 1 {
-		maxRounds = max(1, ep.Rounds()/fillWindows)
+		cut = p.sched.ReadyCut(ep, from, fillsAtOnce(p.opt.Shuffle), fillSteps)
 	}
-	return p.sched.Windows(ep, from, slot, maxRounds)
+	return p.sched.Windows(ep, from, slot, cut)
 }
 
-// fillWindows is how many windows at least the epoch that fills the caches
-// is cut into.
-const fillWindows = 16
+// fillSteps is how many windows at most an epoch that fills the caches, and
+// whose rounds become ready evenly as it is read, is cut into.
+const fillSteps = 16

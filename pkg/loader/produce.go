@@ -214,7 +214,7 @@ func (ld *leader) putMeta(at *int64, b []byte) (off, n int64) {
 // whole cache at the first window) and those to read into the arena.
 func (ld *leader) sortBlocks(blocks []int32) (fills, reads []int32) {
 	p := ld.plan
-	if !ld.filledAll && (ld.opt.Shuffle == sampler.Global || ld.opt.Shuffle == sampler.Local) {
+	if !ld.filledAll && fillsAtOnce(ld.opt.Shuffle) {
 		ld.filledAll = true
 		for b, at := range p.cache.At {
 			if at >= 0 && ld.cache.loaded(int32(b)) == nil {
@@ -232,6 +232,11 @@ func (ld *leader) sortBlocks(blocks []int32) (fills, reads []int32) {
 	}
 	return fills, reads
 }
+
+// fillsAtOnce reports whether an order fills the whole cache at its first
+// window: Global and Local take records from all of a node's share in
+// every window, and one pass over the share reads it sequentially.
+func fillsAtOnce(s sampler.Shuffle) bool { return s == sampler.Global || s == sampler.Local }
 
 // readOptions plan the reads into the arena; the first window's reads are
 // small, so the first batch does not wait for a large read.

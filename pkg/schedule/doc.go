@@ -20,7 +20,9 @@
 // arena per window) for the records it receives, the blocks it reads into
 // its arena and the keys and labels of its learners' records. The stagger
 // turns and the exchange collectives follow the windows, so all node
-// readers must agree on them.
+// readers must agree on them. In the epoch that fills the caches a window
+// also holds only rounds that the reads make ready at about the same time
+// (ReadyCut): its batches wait for all of it.
 //
 // A Cache says where every block a node keeps lies in that node's cache:
 // the blocks are read in fill spans (the planner's coalesced reads) in a

@@ -33,7 +33,7 @@ func TestEarly(t *testing.T) {
 			l := testLayout(2003, 4, 3, tc.cached)
 			al := assign.Layout{Batch: 8, NodeSizes: sizes, Remainder: tc.rem}
 			fill, next := epochOf(t, l, al, tc.locality, 0), epochOf(t, l, al, tc.locality, 1)
-			wins := l.Windows(fill, 0, 1<<40, 10)
+			wins := l.Windows(fill, 0, 1<<40, every(10))
 			room := []int64{tc.room, tc.room, tc.room}
 			xs := make([]*Early, l.Nodes)
 			for n := range xs {
@@ -78,7 +78,7 @@ func TestEarly(t *testing.T) {
 				}
 			}
 			late := 0
-			for _, w := range l.Windows(next, 0, 1<<40, 7) {
+			for _, w := range l.Windows(next, 0, 1<<40, every(7)) {
 				for s := range xs {
 					whole, trimmed := l.Work(next, w, s), xs[s].Trim(l.Work(next, w, s))
 					for d := range xs {

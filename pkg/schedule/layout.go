@@ -20,6 +20,11 @@ type Layout struct {
 	BlockCost   []int64 // arena bytes a block takes when read into the arena, alignment included
 	BlockOwner  []int32 // node that owns each block
 	BlockCached []bool  // whether the owner keeps the block in its cache
+	// BlockRead numbers the cache's fill read that loads each cached block
+	// (blocks of one read arrive together), per node in fill order, after
+	// every lower-numbered node's; nil, or -1 for a block, when blocks are
+	// read one by one. Only ReadyCut uses it.
+	BlockRead []int32
 }
 
 // Owner returns the node owning position p's block.

@@ -56,7 +56,7 @@ func TestWindowsCoverAndFit(t *testing.T) {
 		e := epochFor(t, l, []int{2, 1, 2}, 8, true)
 		for _, slot := range []int64{1, 5000, 40000, 1 << 40} {
 			for _, first := range []int{0, 7} {
-				ws := l.Windows(e, first, slot, 0)
+				ws := l.Windows(e, first, slot, nil)
 				next := first
 				for _, w := range ws {
 					if w.First != next || w.Rounds() < 1 {
@@ -88,7 +88,7 @@ func TestWorkSymmetric(t *testing.T) {
 	l := testLayout(1500, 3, 4, 0.5)
 	for _, locality := range []bool{false, true} {
 		e := epochFor(t, l, []int{1, 2, 2, 1}, 5, locality)
-		for _, w := range l.Windows(e, 0, 30000, 0) {
+		for _, w := range l.Windows(e, 0, 30000, nil) {
 			work := make([]Work, l.Nodes)
 			for n := range work {
 				work[n] = l.Work(e, w, n)
@@ -171,7 +171,7 @@ func TestLocalLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	foreign := 0
-	for _, w := range l.Windows(e, 0, 20000, 0) {
+	for _, w := range l.Windows(e, 0, 20000, nil) {
 		if l.Crosses(e, w) {
 			t.Fatalf("window %+v crosses in a Local layout", w)
 		}

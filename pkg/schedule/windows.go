@@ -5,14 +5,15 @@ import "github.com/lmdbio/lmdbio/pkg/assign"
 // Windows cuts the rounds of e from first on into windows. A window grows
 // round by round while no node needs more than slot bytes of arena for it
 // (see Need); a round that alone needs more than slot is a window of its
-// own. maxRounds > 0 also caps the rounds per window.
-func (l *Layout) Windows(e *assign.Epoch, first int, slot int64, maxRounds int) []Window {
+// own. A window also ends before round r when cut(start, r), start being
+// the window's first round (cut may be nil; see ReadyCut).
+func (l *Layout) Windows(e *assign.Epoch, first int, slot int64, cut func(start, r int) bool) []Window {
 	c := newCounter(l)
 	var out []Window
 	cur := Window{First: first, End: first}
 	for r := first; r < e.Rounds(); r++ {
 		fits := c.add(e, r, slot, false)
-		if cur.Rounds() > 0 && (!fits || maxRounds > 0 && cur.Rounds() >= maxRounds) {
+		if cur.Rounds() > 0 && (!fits || cut != nil && cut(cur.First, r)) {
 			out = append(out, cur)
 			cur = Window{First: r, End: r}
 			c.reset()

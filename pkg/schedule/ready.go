@@ -36,12 +36,13 @@ func (l *Layout) ready(e *assign.Epoch, first int, atOnce bool) []float64 {
 		cost[k] += l.BlockCost[b]
 		owner[k] = l.BlockOwner[b]
 	}
-	order := l.needOrder(e, first, read, reads)
+	var order []int32
 	if atOnce {
-		order = order[:0]
 		for k := range reads {
 			order = append(order, int32(k))
 		}
+	} else {
+		order = l.needOrder(e, first, read, reads)
 	}
 	total := make([]int64, l.Nodes)
 	for _, k := range order {
@@ -51,7 +52,7 @@ func (l *Layout) ready(e *assign.Epoch, first int, atOnce bool) []float64 {
 	sum := make([]int64, l.Nodes)
 	for _, k := range order {
 		sum[owner[k]] += cost[k]
-		done[k] = float64(sum[owner[k]]) / float64(total[owner[k]])
+		done[k] = float64(sum[owner[k]]) / float64(max(total[owner[k]], 1))
 	}
 	out := make([]float64, max(0, e.Rounds()-first))
 	most := 0.0

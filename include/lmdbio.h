@@ -197,7 +197,8 @@ const char *lmdbio_status_string(int status);
  * 1 and one line on stderr, "lmdbio: MPI did not finish starting in ...",
  * at once, without running the program's exit handlers (atexit, Python's),
  * which could call into the blocked MPI; the launcher then ends the other
- * ranks. Nothing is watched once lmdbio_init has returned, nor in a learner
+ * ranks. Only the job's first rank (as the launcher numbered it) prints
+ * the line, so a job says it once, however many ranks time out. Nothing is watched once lmdbio_init has returned, nor in a learner
  * of an agent. */
 int lmdbio_init(int abi_version);
 

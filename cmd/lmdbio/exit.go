@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -105,25 +105,10 @@ func report(command string, err error) int {
 // reported by one rank (agreeOn).
 func reportOnce(command string, err error) int {
 	var ee *exitError
-	if errors.As(err, &ee) && ee.usage && launchRank(os.Getenv) > 0 {
+	if errors.As(err, &ee) && ee.usage && startup.LaunchRank(os.Getenv) > 0 {
 		return exitCode(err)
 	}
 	return report(command, err)
-}
-
-// launchRank is this process's rank as its launcher set it, -1 outside a
-// launch.
-func launchRank(getenv func(string) string) int {
-	vars := []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}
-	if getenv("SLURM_STEP_ID") != "" {
-		vars = append(vars, "SLURM_PROCID")
-	}
-	for _, v := range vars {
-		if r, err := strconv.Atoi(getenv(v)); err == nil && r >= 0 {
-			return r
-		}
-	}
-	return -1
 }
 
 // errorLine formats err as one line.

@@ -77,24 +77,3 @@ func TestNewIndexReport(t *testing.T) {
 		}
 	}
 }
-
-// TestLaunchRank: the rank comes from the variables of the launcher that
-// set them; srun's only inside a step; none outside a launch.
-func TestLaunchRank(t *testing.T) {
-	for _, c := range []struct {
-		env  map[string]string
-		want int
-	}{
-		{map[string]string{}, -1},
-		{map[string]string{"OMPI_COMM_WORLD_RANK": "3"}, 3},
-		{map[string]string{"PMIX_RANK": "0"}, 0},
-		{map[string]string{"PMI_RANK": "7"}, 7},
-		{map[string]string{"SLURM_PROCID": "2"}, -1}, // a batch script, not a task
-		{map[string]string{"SLURM_PROCID": "2", "SLURM_STEP_ID": "0"}, 2},
-		{map[string]string{"PMI_RANK": "x"}, -1},
-	} {
-		if got := launchRank(func(k string) string { return c.env[k] }); got != c.want {
-			t.Errorf("%v: rank %d, want %d", c.env, got, c.want)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -22,10 +23,11 @@ const Default = 3 * time.Minute
 // failure, as lmdbio's commands report one.
 const ExitStatus = 1
 
-// The process's exit and error stream, replaced by tests.
+// The process's exit, error stream and environment, replaced by tests.
 var (
 	exit             = os.Exit
 	stderr io.Writer = os.Stderr
+	env              = os.Getenv
 )
 
 // Limit reads Env through getenv: Default when it is unset, an error
@@ -42,16 +44,41 @@ func Limit(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-// Watch ends the process with one line and ExitStatus if the start-up has
-// not finished within d, and returns the function that calls the watch
-// off. A rank blocked inside MPI cannot be woken or made to return, so
-// ending it is all there is to do; its exit ends the job through the
-// launcher. The process ends at once: exit handlers (atexit, a language
-// runtime's) would call into the MPI that is blocked.
+// Watch ends the process with ExitStatus if the start-up has not finished
+// within d, and returns the function that calls the watch off. A rank
+// blocked inside MPI cannot be woken or made to return, so ending it is
+// all there is to do; its exit ends the job through the launcher. The
+// process ends at once: exit handlers (atexit, a language runtime's) would
+// call into the MPI that is blocked.
+//
+// The job's first rank says why in one line, and a process outside a
+// launch does: the ranks of a job that cannot start time out alike and
+// cannot agree who speaks, and 600 ranks on one host printed the line 480
+// times. Rank 0 cannot finish the start-up's collectives before the others
+// do, so it times out whenever any rank does.
 func Watch(d time.Duration) (stop func()) {
+	says := LaunchRank(env) <= 0
 	timer := time.AfterFunc(d, func() {
-		fmt.Fprintf(stderr, "lmdbio: MPI did not finish starting in %v: the ranks may not reach each other (network, firewall, or the MPI's transport settings such as --mca btl); %s sets the limit\n", d, Env)
+		if says {
+			fmt.Fprintf(stderr, "lmdbio: MPI did not finish starting in %v: the ranks may not reach each other (network, firewall, or the MPI's transport settings such as --mca btl); %s sets the limit\n", d, Env)
+		}
 		exit(ExitStatus)
 	})
 	return func() { timer.Stop() }
+}
+
+// LaunchRank is this process's rank as its launcher set it before MPI
+// started (Open MPI, PMIx, MPICH's PMI, or srun inside a step), -1 outside
+// a launch.
+func LaunchRank(getenv func(string) string) int {
+	vars := []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}
+	if getenv("SLURM_STEP_ID") != "" {
+		vars = append(vars, "SLURM_PROCID")
+	}
+	for _, v := range vars {
+		if r, err := strconv.Atoi(getenv(v)); err == nil && r >= 0 {
+			return r
+		}
+	}
+	return -1
 }

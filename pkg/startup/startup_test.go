@@ -49,39 +49,78 @@ func (f *fakeExit) Write(p []byte) (int, error) {
 	return f.out.Write(p)
 }
 
-func fake(t *testing.T) *fakeExit {
+// fake replaces the exit and error stream for one test, in a process whose
+// launcher set vars.
+func fake(t *testing.T, vars map[string]string) *fakeExit {
 	f := &fakeExit{status: make(chan int, 1)}
-	oldExit, oldStderr := exit, stderr
-	exit, stderr = func(code int) { f.status <- code }, f
-	t.Cleanup(func() { exit, stderr = oldExit, oldStderr })
+	oldExit, oldStderr, oldEnv := exit, stderr, env
+	exit, stderr, env = func(code int) { f.status <- code }, f, func(k string) string { return vars[k] }
+	t.Cleanup(func() { exit, stderr, env = oldExit, oldStderr, oldEnv })
 	return f
 }
 
-// TestWatchFires: a start-up that outlasts its limit ends the process with
-// one line that names the limit and the variable.
+// TestWatchFires: a start-up that outlasts its limit ends the process;
+// the job's first rank, or a process outside a launch, says why in one
+// line that names the limit and the variable, and the other ranks end
+// without a word.
 func TestWatchFires(t *testing.T) {
-	f := fake(t)
-	stop := Watch(time.Millisecond)
-	defer stop()
-	if code := <-f.status; code != ExitStatus {
-		t.Errorf("exit status %d, want %d", code, ExitStatus)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	line := f.out.String()
-	if strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, "lmdbio: MPI did not finish starting in 1ms") || !strings.Contains(line, Env) {
-		t.Errorf("the line is %q", line)
+	for _, c := range []struct {
+		env  map[string]string
+		says bool
+	}{
+		{map[string]string{}, true},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "0"}, true},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "5"}, false},
+		{map[string]string{"PMI_RANK": "1"}, false},
+		{map[string]string{"SLURM_STEP_ID": "0", "SLURM_PROCID": "0"}, true},
+	} {
+		f := fake(t, c.env)
+		stop := Watch(time.Millisecond)
+		if code := <-f.status; code != ExitStatus {
+			t.Errorf("%v: exit status %d, want %d", c.env, code, ExitStatus)
+		}
+		stop()
+		f.mu.Lock()
+		line := f.out.String()
+		f.mu.Unlock()
+		switch {
+		case c.says && (strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, "lmdbio: MPI did not finish starting in 1ms") || !strings.Contains(line, Env)):
+			t.Errorf("%v: the line is %q", c.env, line)
+		case !c.says && line != "":
+			t.Errorf("%v: a rank other than the first said %q", c.env, line)
+		}
 	}
 }
 
 // TestWatchStopped: a start-up that finished calls the watch off.
 func TestWatchStopped(t *testing.T) {
-	f := fake(t)
+	f := fake(t, nil)
 	Watch(50 * time.Millisecond)()
 	time.Sleep(200 * time.Millisecond)
 	select {
 	case code := <-f.status:
 		t.Errorf("a stopped watch ended the process with %d", code)
 	default:
+	}
+}
+
+// TestLaunchRank: the rank comes from the variables of the launcher that
+// set them; srun's only inside a step; none outside a launch.
+func TestLaunchRank(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want int
+	}{
+		{map[string]string{}, -1},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "3"}, 3},
+		{map[string]string{"PMIX_RANK": "0"}, 0},
+		{map[string]string{"PMI_RANK": "7"}, 7},
+		{map[string]string{"SLURM_PROCID": "2"}, -1}, // a batch script, not a task
+		{map[string]string{"SLURM_PROCID": "2", "SLURM_STEP_ID": "0"}, 2},
+		{map[string]string{"PMI_RANK": "x"}, -1},
+	} {
+		if got := LaunchRank(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: rank %d, want %d", c.env, got, c.want)
+		}
 	}
 }

@@ -128,7 +128,8 @@ def init(abi_version=_lib.ABI_VERSION):
     LMDBIO_RANKS_PER_NODE or LMDBIO_STARTUP_TIMEOUT.
 
     If MPI's start-up outlasts LMDBIO_STARTUP_TIMEOUT (3m by default), the
-    process ends with one line on stderr and exit status 1, without raising
+    process ends with exit status 1 and, on the job's first rank, one line
+    on stderr, without raising
     and without its exit handlers: a call blocked in MPI cannot return (see
     lmdbio_init in include/lmdbio.h)."""
     global _initialised

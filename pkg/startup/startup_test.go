@@ -1,6 +1,9 @@
 package startup
 
 import (
+	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -121,6 +124,34 @@ func TestLaunchRank(t *testing.T) {
 	} {
 		if got := LaunchRank(func(k string) string { return c.env[k] }); got != c.want {
 			t.Errorf("%v: rank %d, want %d", c.env, got, c.want)
+		}
+	}
+}
+
+// TestWatchCrowded: the line also blames the cores when the launcher
+// started many ranks per core on the host, and only then.
+func TestWatchCrowded(t *testing.T) {
+	cores := runtime.NumCPU()
+	for _, c := range []struct {
+		env     map[string]string
+		blamed  bool
+		howMany string
+	}{
+		{map[string]string{"OMPI_COMM_WORLD_LOCAL_SIZE": strconv.Itoa(crowded * cores)}, true, strconv.Itoa(crowded * cores)},
+		{map[string]string{"MPI_LOCALNRANKS": strconv.Itoa(crowded*cores + 1)}, true, strconv.Itoa(crowded*cores + 1)},
+		{map[string]string{"OMPI_COMM_WORLD_LOCAL_SIZE": strconv.Itoa(crowded*cores - 1)}, false, ""},
+		{map[string]string{}, false, ""},
+	} {
+		f := fake(t, c.env)
+		stop := Watch(time.Millisecond)
+		<-f.status
+		stop()
+		f.mu.Lock()
+		line := f.out.String()
+		f.mu.Unlock()
+		blamed := strings.Contains(line, fmt.Sprintf("or the %s ranks on this host's %d cores start too slowly", c.howMany, cores))
+		if blamed != c.blamed || strings.Count(line, "\n") != 1 {
+			t.Errorf("%v: the line is %q; want the cores blamed: %v", c.env, line, c.blamed)
 		}
 	}
 }

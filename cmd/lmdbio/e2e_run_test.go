@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/startup"
 )
 
 // TestE2EUsageErrors: mistakes on the command line end with status 2 and
@@ -170,6 +172,20 @@ func TestE2ERunFailingRank(t *testing.T) {
 		t.Errorf("took %v, want within 10 s", r.elapsed)
 	}
 	checkNoneLeft(t, marker, 2*time.Second)
+	checkNoPanic(t, r)
+}
+
+// TestE2ERunStartupTimeout: a job whose many ranks all outlast their
+// start-up limit ends with the one line of its first rank and status 1.
+// mpirun waited forever for such a job in 4 of 5 runs of 130 ranks on one
+// host; lmdbio run now stops it once the line is out.
+func TestE2ERunStartupTimeout(t *testing.T) {
+	requireMPI(t)
+	r := execute(t, 90*time.Second, baseEnv(startup.Env+"=1ns"), lmdbioBin, "run", "-n", "130", "--", lmdbioBin, "topology")
+	if r.timedOut || r.elapsed > 45*time.Second {
+		t.Fatalf("the job took %v to end (timed out: %v):\n%s", r.elapsed, r.timedOut, r)
+	}
+	checkOneLineError(t, r, exitFailure, startup.Message)
 	checkNoPanic(t, r)
 }
 

@@ -12,6 +12,7 @@ type jobOutcome struct {
 	signaled  syscall.Signal // the signal that ended the launcher; 0 if it exited
 	stoppedBy syscall.Signal // a signal lmdbio run itself got (and passed on) that stops jobs; 0 if none
 	death     *rankDeath     // the first rank the launcher reported dead by a signal
+	ranksSaid bool           // lmdbio run stopped the launcher after a rank said why it failed
 }
 
 // status maps the outcome to lmdbio's exit contract (0 success, 1 a
@@ -29,6 +30,8 @@ func (o jobOutcome) status() (int, string) {
 		return exitFailure, "stopped by " + signalName(o.stoppedBy)
 	case o.death != nil:
 		return exitFailure, o.death.String()
+	case o.ranksSaid:
+		return exitFailure, "" // the rank said why
 	case o.signaled != 0:
 		return exitFailure, fmt.Sprintf("%s was killed by signal %d (%s)", o.launcher, int(o.signaled), signalName(o.signaled))
 	case o.exitCode == exitFailure || o.exitCode == exitUsage:

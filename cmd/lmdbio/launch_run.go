@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -80,8 +81,9 @@ func runLaunch(l launch) error {
 
 	var errScan, outScan deathScanner
 	var copies sync.WaitGroup
+	var muted atomic.Bool // the launcher's stderr after it was stopped once ranks said why
 	copies.Go(func() {
-		f := &bannerFilter{out: os.Stderr}
+		f := &bannerFilter{out: muteWriter{os.Stderr, &muted}}
 		_, _ = io.Copy(io.MultiWriter(f, &errScan), errR)
 		_ = f.flush()
 	})
@@ -95,7 +97,10 @@ func runLaunch(l launch) error {
 	out := jobOutcome{launcher: filepath.Base(l.argv[0])}
 	var waitErr error
 	// A launcher that said a rank died but stays (mpirun does, now and
-	// then, stuck in PMIx) is stopped as the guard would stop it.
+	// then, stuck in PMIx) is stopped as the guard would stop it; so is
+	// one that stays after a rank said its start-up outlasted its limit
+	// (when many ranks end in MPI_Init at once, mpirun waits for them
+	// forever, in 4 of 5 jobs of 130 ranks on one host).
 	linger := time.NewTicker(500 * time.Millisecond)
 	defer linger.Stop()
 	var stopped time.Time
@@ -103,9 +108,12 @@ wait:
 	for {
 		select {
 		case <-linger.C:
-			_, seen, ok := firstDeath(&errScan, &outScan)
+			_, seen, died := firstDeath(&errScan, &outScan)
+			failed, timedOut := startupTimedOut(&errScan, &outScan)
 			switch {
-			case ok && stopped.IsZero() && time.Since(seen) > launcherLinger:
+			case stopped.IsZero() && (died && time.Since(seen) > launcherLinger || timedOut && time.Since(failed) > launcherLinger):
+				out.ranksSaid = timedOut && !died
+				muted.Store(out.ranksSaid) // its abort (and, now and then, its crash) would only bury the rank's line
 				_ = c.Process.Signal(syscall.SIGTERM)
 				stopped = time.Now()
 			case !stopped.IsZero() && time.Since(stopped) > guardGrace:
@@ -149,6 +157,19 @@ wait:
 		return withCode(code, errors.New("lmdbio run: "+line))
 	}
 	return quiet(code)
+}
+
+// muteWriter drops what is written to it once muted is set.
+type muteWriter struct {
+	w     io.Writer
+	muted *atomic.Bool
+}
+
+func (m muteWriter) Write(p []byte) (int, error) {
+	if m.muted.Load() {
+		return len(p), nil
+	}
+	return m.w.Write(p)
 }
 
 // waitStatus reads the launcher's exit status, or the signal that ended it.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lmdbio/lmdbio/pkg/startup"
 )
 
 // rankDeath is what the launcher said about a rank that died by a signal.
@@ -62,6 +64,9 @@ type deathScanner struct {
 	partial []byte
 	first   *rankDeath
 	seen    time.Time // when first was read
+	// timedOut is when a rank's line said its start-up outlasted its
+	// limit (the rank exits right after it), zero if none did.
+	timedOut time.Time
 }
 
 // Write takes the next bytes of the launcher's stderr.
@@ -84,6 +89,9 @@ func (s *deathScanner) Write(b []byte) (int, error) {
 }
 
 func (s *deathScanner) line(l string) {
+	if s.timedOut.IsZero() && strings.HasPrefix(l, startup.Message) {
+		s.timedOut = time.Now()
+	}
 	if s.first != nil {
 		return
 	}
@@ -115,6 +123,20 @@ func (s *deathScanner) death() (rankDeath, time.Time, bool) {
 		return rankDeath{}, time.Time{}, false
 	}
 	return *s.first, s.seen, true
+}
+
+// startupTimedOut returns when the first of the scanners read that a
+// rank's start-up outlasted its limit.
+func startupTimedOut(scanners ...*deathScanner) (time.Time, bool) {
+	for _, s := range scanners {
+		s.mu.Lock()
+		at := s.timedOut
+		s.mu.Unlock()
+		if !at.IsZero() {
+			return at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // firstDeath returns the death the first of the scanners saw.

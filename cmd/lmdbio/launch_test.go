@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/lmdbio/lmdbio/pkg/topology"
+
+	"github.com/lmdbio/lmdbio/pkg/startup"
 )
 
 func fakeEnv(kv ...string) func(string) string {
@@ -203,6 +205,7 @@ func TestDeathScanner(t *testing.T) {
 	cases := []struct {
 		name, out string
 		want      string // "" when no rank died by a signal
+		timedOut  bool   // a rank said its start-up outlasted its limit
 	}{
 		{"open mpi", `--------------------------------------------------------------------------
 Primary job  terminated normally, but 1 process returned
@@ -210,9 +213,9 @@ a non-zero exit code. Per user-direction, the job has been aborted.
 --------------------------------------------------------------------------
 mpirun noticed that process rank 2 with PID 0 on node vm exited on signal 9 (Killed).
 mpirun noticed that process rank 3 with PID 0 on node vm exited on signal 15 (Terminated).
-`, "rank 2 on vm was killed by signal 9 (SIGKILL)"},
+`, "rank 2 on vm was killed by signal 9 (SIGKILL)", false},
 		{"prrte", "prterun noticed that process rank 0 with PID 4242 on node n7 exited on signal 11 (Segmentation fault).\n",
-			"rank 0 (pid 4242) on n7 was killed by signal 11 (SIGSEGV)"},
+			"rank 0 (pid 4242) on n7 was killed by signal 11 (SIGSEGV)", false},
 		{"hydra 4.0", `
 ===================================================================================
 =   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES
@@ -223,14 +226,16 @@ mpirun noticed that process rank 3 with PID 0 on node vm exited on signal 15 (Te
 ===================================================================================
 YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)
 This typically refers to a problem with your application.
-`, "a rank was killed by signal 9 (SIGKILL)"},
+`, "a rank was killed by signal 9 (SIGKILL)", false},
 		{"hydra 4.1", "=   RANK 3 PID 81 RUNNING AT n2\n=   KILLED BY SIGNAL: 6 (Aborted)\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Aborted (signal 6)\n",
-			"a rank was killed by signal 6 (SIGABRT)"},
-		{"hydra exit code only", "=   PID 706 RUNNING AT vm\n=   EXIT CODE: 3\n", ""},
+			"a rank was killed by signal 6 (SIGABRT)", false},
+		{"hydra exit code only", "=   PID 706 RUNNING AT vm\n=   EXIT CODE: 3\n", "", false},
 		{"srun", "srun: error: node3: task 5: Segmentation fault (core dumped)\nsrun: error: node3: task 6: Killed\n",
-			"rank 5 on node3 was killed by signal 11 (SIGSEGV)"},
-		{"srun exit", "srun: error: node3: tasks 0-3: Exited with exit code 2\n", ""},
-		{"a rank's own output", "rank 1: process rank 1 with PID 5 on node x exited cleanly\n", ""},
+			"rank 5 on node3 was killed by signal 11 (SIGSEGV)", false},
+		{"srun exit", "srun: error: node3: tasks 0-3: Exited with exit code 2\n", "", false},
+		{"a rank's own output", "rank 1: process rank 1 with PID 5 on node x exited cleanly\n", "", false},
+		{"a start-up past its limit", startup.Message + " in 3m0s: the ranks may not reach each other\n", "", true},
+		{"the line quoted", "rank 3: " + startup.Message + "\n", "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -246,6 +251,9 @@ This typically refers to a problem with your application.
 			}
 			if got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
+			}
+			if _, timedOut := startupTimedOut(&s); timedOut != c.timedOut {
+				t.Errorf("start-up timed out: %v, want %v", timedOut, c.timedOut)
 			}
 		})
 	}
@@ -269,6 +277,10 @@ func TestJobOutcomeStatus(t *testing.T) {
 		{jobOutcome{launcher: "srun", signaled: syscall.SIGKILL}, 1, "srun was killed by signal 9 (SIGKILL)"},
 		{jobOutcome{exitCode: 1, stoppedBy: syscall.SIGTERM, death: kill9}, 1, "stopped by SIGTERM"},
 		{jobOutcome{stoppedBy: syscall.SIGUSR1}, 0, ""},
+		// stopped by lmdbio run after a rank said its start-up timed out: the
+		// rank's line is the one line
+		{jobOutcome{launcher: "mpirun", signaled: syscall.SIGKILL, ranksSaid: true}, 1, ""},
+		{jobOutcome{launcher: "mpirun", exitCode: 143, ranksSaid: true, death: kill9}, 1, "rank 1 on n1 was killed by signal 9 (SIGKILL)"},
 	} {
 		code, line := c.o.status()
 		if code != c.code || line != c.line {

@@ -20,6 +20,10 @@ const Env = "LMDBIO_STARTUP_TIMEOUT"
 // Default is the limit when Env is not set.
 const Default = 3 * time.Minute
 
+// Message starts the line a rank prints when the limit passes; lmdbio run
+// looks for it in the launcher's output.
+const Message = "lmdbio: MPI did not finish starting"
+
 // ExitStatus is the status of a process the limit ended: a runtime
 // failure, as lmdbio's commands report one.
 const ExitStatus = 1
@@ -65,7 +69,7 @@ func Watch(d time.Duration) (stop func()) {
 	}
 	timer := time.AfterFunc(d, func() {
 		if says {
-			fmt.Fprintf(stderr, "lmdbio: MPI did not finish starting in %v: %s; %s sets the limit\n", d, why, Env)
+			fmt.Fprintf(stderr, "%s in %v: %s; %s sets the limit\n", Message, d, why, Env)
 		}
 		exit(ExitStatus)
 	})

@@ -39,7 +39,7 @@ func startJob() (*mpiJob, error) {
 		return nil, inputError(err)
 	}
 	cleanup := singletonSessionDir(flavor)
-	defer startup.Watch(limit)()
+	defer startup.Watch(limit, cleanup)()
 	started := time.Now()
 	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
 		cleanup()

@@ -61,13 +61,19 @@ func Limit(getenv func(string) string) (time.Duration, error) {
 // cannot agree who speaks, and 600 ranks on one host printed the line 480
 // times. Rank 0 cannot finish the start-up's collectives before the others
 // do, so it times out whenever any rank does.
-func Watch(d time.Duration) (stop func()) {
+//
+// before runs first, on the way out: what the process must not leave
+// behind (it must not call into MPI).
+func Watch(d time.Duration, before ...func()) (stop func()) {
 	says := LaunchRank(env) <= 0
 	why := "the ranks may not reach each other (network, firewall, or the MPI's transport settings such as --mca btl)"
 	if n, cores := localRanks(env), runtime.NumCPU(); n >= crowded*cores {
 		why += fmt.Sprintf(", or the %d ranks on this host's %d cores start too slowly", n, cores)
 	}
 	timer := time.AfterFunc(d, func() {
+		for _, f := range before {
+			f()
+		}
 		if says {
 			fmt.Fprintf(stderr, "%s in %v: %s; %s sets the limit\n", Message, d, why, Env)
 		}

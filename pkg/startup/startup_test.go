@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -92,6 +93,19 @@ func TestWatchFires(t *testing.T) {
 		case !c.says && line != "":
 			t.Errorf("%v: a rank other than the first said %q", c.env, line)
 		}
+	}
+}
+
+// TestWatchCleansUp: what must not be left behind is done before the
+// process ends.
+func TestWatchCleansUp(t *testing.T) {
+	f := fake(t, nil)
+	var cleaned atomic.Bool
+	stop := Watch(time.Millisecond, func() { cleaned.Store(true) })
+	<-f.status
+	stop()
+	if !cleaned.Load() {
+		t.Error("the process ended without its clean-up")
 	}
 }
 

@@ -57,8 +57,9 @@ var (
 )
 
 // deathScanner reads the launcher's stderr line by line and remembers the
-// first rank it reports dead by a signal. Its methods may be called from
-// several goroutines.
+// first rank it reports dead by a signal, and when a rank first said its
+// start-up outlasted its limit. Its methods may be called from several
+// goroutines.
 type deathScanner struct {
 	mu      sync.Mutex
 	partial []byte

@@ -65,21 +65,25 @@ func Limit(getenv func(string) string) (time.Duration, error) {
 // before runs first, on the way out: what the process must not leave
 // behind (it must not call into MPI).
 func Watch(d time.Duration, before ...func()) (stop func()) {
-	says := LaunchRank(env) <= 0
-	why := "the ranks may not reach each other (network, firewall, or the MPI's transport settings such as --mca btl)"
-	if n, cores := localRanks(env), runtime.NumCPU(); n >= crowded*cores {
-		why += fmt.Sprintf(", or the %d ranks on this host's %d cores start too slowly", n, cores)
-	}
 	timer := time.AfterFunc(d, func() {
 		for _, f := range before {
 			f()
 		}
-		if says {
-			fmt.Fprintf(stderr, "%s in %v: %s; %s sets the limit\n", Message, d, why, Env)
+		if LaunchRank(env) <= 0 {
+			fmt.Fprintf(stderr, "%s in %v: %s; %s sets the limit\n", Message, d, why(), Env)
 		}
 		exit(ExitStatus)
 	})
 	return func() { timer.Stop() }
+}
+
+// why says what may have held the start-up up.
+func why() string {
+	s := "the ranks may not reach each other (network, firewall, or the MPI's transport settings such as --mca btl)"
+	if n, cores := localRanks(env), runtime.NumCPU(); n >= crowded*cores {
+		s += fmt.Sprintf(", or the %d ranks on this host's %d cores start too slowly", n, cores)
+	}
+	return s
 }
 
 // crowded is the number of ranks per core from which a start-up may be

@@ -5,6 +5,7 @@ package lmdbwalk
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
@@ -15,8 +16,10 @@ type Walker struct {
 	env *lmdb.Env
 	txn *lmdb.Txn
 	cur *lmdb.Cursor
-	pin *lmdbpin.Pin
-	pos int // record under the cursor; -1 before the first
+	// cursorC is cur's C cursor, which the walk drives itself (see step).
+	cursorC unsafe.Pointer
+	pin     *lmdbpin.Pin
+	pos     int // record under the cursor; -1 before the first
 
 	mapBase uintptr // address of file offset 0 in the map; 0 until FileOffset finds it
 	mapSize int64
@@ -47,6 +50,11 @@ func Open(dataPath string) (*Walker, error) {
 		w.Close()
 		return nil, wrap("open "+dataPath, err)
 	}
+	var ok bool
+	if w.cursorC, ok = cursorOf(w.cur); !ok {
+		w.Close()
+		return nil, errors.New("lmdbwalk: this lmdb-go's Cursor does not hold its C cursor where lmdbwalk looks for it")
+	}
 	if w.pin, err = lmdbpin.Open(dataPath, uint64(w.txn.ID())); err != nil {
 		w.Close()
 		return nil, err
@@ -62,25 +70,22 @@ func (w *Walker) Check() error { return w.pin.Check() }
 
 // Seek walks the cursor to record i (numbered in key order from 0) one
 // record at a time, from where it is, or from the first record when i is
-// not ahead. It returns the record's key and value as views into the map.
+// not ahead. It returns the record's key and value as views into the map;
+// the records stepped over are not read, only the leaf pages that list
+// them, as a C caller of liblmdb walks them.
 func (w *Walker) Seek(i int) (k, v []byte, err error) {
-	if i <= w.pos {
+	op, n := uint(lmdb.Next), i-w.pos
+	if i <= w.pos || w.pos < 0 {
+		op, n = lmdb.First, i+1
+	}
+	if k, v, err = w.step(op, n); err != nil {
 		w.pos = -1
-	}
-	for w.pos < i {
-		op := uint(lmdb.Next)
-		if w.pos < 0 {
-			op = lmdb.First
+		if changed := w.Check(); changed != nil {
+			return nil, nil, changed // a writer reused the pages under the cursor
 		}
-		if k, v, err = w.cur.Get(nil, nil, op); err != nil {
-			w.pos = -1
-			if changed := w.Check(); changed != nil {
-				return nil, nil, changed // a writer reused the pages under the cursor
-			}
-			return nil, nil, wrap(fmt.Sprintf("cursor walk to record %d", i), err)
-		}
-		w.pos++
+		return nil, nil, wrap(fmt.Sprintf("cursor walk to record %d", i), err)
 	}
+	w.pos = i
 	return k, v, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
@@ -19,6 +20,17 @@ import (
 // returns its path and the records in key order. Every seventh value is
 // large enough for overflow pages.
 func writeDB(t *testing.T, n int) (string, [][2][]byte) {
+	t.Helper()
+	return writeSized(t, n, func(i int, rng *rand.Rand) int {
+		if i%7 == 0 {
+			return 5000 + rng.IntN(9000)
+		}
+		return rng.IntN(300)
+	})
+}
+
+// writeSized is writeDB with record i's value size given by size.
+func writeSized(t *testing.T, n int, size func(i int, rng *rand.Rand) int) (string, [][2][]byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "db.mdb")
 	env, err := lmdb.NewEnv()
@@ -40,10 +52,7 @@ func writeDB(t *testing.T, n int) (string, [][2][]byte) {
 			return err
 		}
 		for i := range n {
-			v := make([]byte, rng.IntN(300))
-			if i%7 == 0 {
-				v = make([]byte, 5000+rng.IntN(9000))
-			}
+			v := make([]byte, size(i, rng))
 			for j := range v {
 				v[j] = byte(rng.Uint32())
 			}
@@ -106,6 +115,45 @@ func TestSeekAndFileOffset(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
+}
+
+// TestSeekReadsNoValueItSkips: walking over records reads the leaf pages
+// that list them and none of their values, as liblmdb's cursor does for a
+// C caller (lmdb-go's Cursor.Get reads every value's first byte; see
+// step). Counted in page faults: every value here has pages of its own.
+func TestSeekReadsNoValueItSkips(t *testing.T) {
+	const records = 200
+	path, recs := writeSized(t, records, func(int, *rand.Rand) int { return 128 << 10 })
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, _, err := w.Seek(0); err != nil {
+		t.Fatal(err)
+	}
+	before := faults(t)
+	k, _, err := w.Seek(records - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := faults(t) - before
+	if !bytes.Equal(k, recs[records-1][0]) {
+		t.Fatalf("Seek(%d) landed on key %q", records-1, k)
+	}
+	if got > records/20 {
+		t.Errorf("stepping over %d values of 128 KiB took %d page faults: the walk reads the values it skips", records-2, got)
+	}
+}
+
+// faults returns the page faults this process has taken.
+func faults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt + ru.Majflt
 }
 
 func TestOpenErrors(t *testing.T) {

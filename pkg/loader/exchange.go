@@ -37,9 +37,10 @@ const ctlStop = 1
 type exchanger struct {
 	comm    *mpi.Comm
 	ops     chan *exchangeOp
-	closing atomic.Bool   // this node stops: say so at the next exchange
-	stopped chan struct{} // closed once the node readers agreed to stop
-	ring    sendRing
+	closing atomic.Bool    // this node stops: say so at the next exchange
+	stopped chan struct{}  // closed once the node readers agreed to stop
+	ring    sendRing       // buffers of packed messages
+	direct  []*mpi.Request // sends of messages from where their values lie
 	in      inbox
 	free    func() // unmaps the ring's and the inbox's buffers
 }
@@ -54,40 +55,17 @@ type exchangeOp struct {
 	sendCounts             []int // by destination: control word and records
 	recvCounts, recvDispls []int
 	parts                  [][]sendPart // by destination node
+	recvLens               [][]int      // by source node: the length of every record it sends
 	recv                   []byte
 	recvFile               io.WriterAt
 	recvAt                 int64
 }
 
-// sendPart is one record's value to send, and what must finish before it
-// may be read. value is the node reader's view of it; file, when set,
-// holds the same bytes at at, for pread.
+// sendPart is one record's value to send, as the node reader maps it, and
+// what must finish before it may be read.
 type sendPart struct {
 	value []byte
-	file  io.ReaderAt
-	at    int64
 	need  completion
-}
-
-// preadFrom is the size from which a value is packed with pread from its
-// segment's file rather than copied from the node reader's mapping. A
-// process pays for its first touch of every page of its mapping (16 µs a
-// page measured on a virtual machine that shadows page tables; 0.04 µs
-// once touched), and the node reader has not touched what it read with
-// O_DIRECT or what its cache took in an earlier epoch: the kernel's copy
-// through its own mapping skips that (measured there, packing a cached
-// epoch's 18 MB per node: the copies took 0.28 s of CPU of the exchange's
-// 0.6 s). Smaller values share their pages with others and cost a system
-// call each.
-const preadFrom = 16 << 10
-
-// copyTo copies the part's bytes from offset on into dst, as many as fit.
-func (s sendPart) copyTo(dst []byte, offset int) (int, error) {
-	n := min(len(dst), len(s.value)-offset)
-	if s.file == nil || len(s.value) < preadFrom {
-		return copy(dst, s.value[offset:offset+n]), nil
-	}
-	return s.file.ReadAt(dst[:n], s.at+int64(offset))
 }
 
 func newExchanger(comm *mpi.Comm, depth int) *exchanger {
@@ -135,11 +113,11 @@ func (x *exchanger) run(ctx context.Context) error {
 	return failed
 }
 
-// exchange posts the window's receives, then packs what this node sends
-// piece by piece, round robin over the peers, sending each piece as soon as
-// it is packed so that packing the next overlaps moving the last; it waits
-// for all and reads the peers' control words. This node's own part is
-// packed straight into its place.
+// exchange posts the window's receives, then sends what this node sends,
+// message by message (see cutter), round robin over the peers, each as
+// soon as its records are loaded; it waits for all and reads the peers'
+// control words. This node's own part is its control word alone: a node
+// sends itself no record.
 func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	me := x.comm.Rank()
 	err := x.in.start(op)
@@ -147,27 +125,27 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	if x.closing.Load() {
 		binary.LittleEndian.PutUint64(ctl, ctlStop)
 	}
-	packers := make([]packer, len(op.parts))
-	for d := range packers {
-		packers[d] = newPacker(ctl, op.parts[d], op.sendCounts[d])
-	}
-	own := op.recv[op.recvDispls[me] : op.recvDispls[me]+op.recvCounts[me]]
-	if err == nil {
-		_, err = packers[me].next(ctx, own)
+	copy(op.recv[op.recvDispls[me]:op.recvDispls[me]+ctlBytes], ctl)
+	senders := make([]sender, len(op.parts))
+	for d := range senders {
+		if d != me {
+			senders[d] = newSender(ctl, op.parts[d], x.in.piece)
+		}
 	}
 	for more := true; more && err == nil; {
 		more = false
-		for d := range packers {
-			if packers[d].left == 0 {
+		for d := range senders {
+			if senders[d].done() {
 				continue
 			}
 			more = true
-			if err = x.sendPiece(ctx, &packers[d], d); err != nil {
+			if err = x.sendNext(ctx, &senders[d], d); err != nil {
 				break
 			}
 		}
 	}
-	sends := x.ring.outstanding()
+	sends := append(x.ring.outstanding(), x.direct...)
+	x.direct = x.direct[:0]
 	if err != nil {
 		for _, r := range sends {
 			r.Cancel()
@@ -191,27 +169,59 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	return nil
 }
 
-// sendPiece packs p's next piece into a buffer of the ring and sends it to
-// peer.
-func (x *exchanger) sendPiece(ctx context.Context, p *packer, peer int) error {
-	buf, err := x.ring.take(func(r *mpi.Request) error { return x.wait([]*mpi.Request{r}, false) })
+// sendNext sends s's next message to peer: a piece of a large value from
+// where it lies, or small values packed into a buffer of the ring.
+func (x *exchanger) sendNext(ctx context.Context, s *sender, peer int) error {
+	m, _ := s.cut.next()
+	var buf []byte
+	if m.direct {
+		part := s.parts[m.first]
+		if err := part.wait(ctx, m.offset); err != nil {
+			return err
+		}
+		buf = part.value[m.offset : m.offset+m.n]
+		if len(x.direct) == maxDirect {
+			if err := x.wait(x.direct[:1], false); err != nil {
+				return err
+			}
+			x.direct = x.direct[1:]
+		}
+	} else {
+		var err error
+		if buf, err = x.ring.take(func(r *mpi.Request) error { return x.wait([]*mpi.Request{r}, false) }); err != nil {
+			return err
+		}
+		at := 0
+		for _, part := range s.parts[m.first:m.last] {
+			if err := part.wait(ctx, 0); err != nil {
+				return err
+			}
+			at += copy(buf[at:], part.value)
+		}
+		buf = buf[:at]
+	}
+	r, err := x.comm.Isend(buf, peer, exchangeTag)
 	if err != nil {
 		return err
 	}
-	piece, err := p.next(ctx, buf)
-	if err != nil {
-		return err
+	if m.direct {
+		x.direct = append(x.direct, r)
+	} else {
+		x.ring.hold(r)
 	}
-	r, err := x.comm.Isend(piece, peer, exchangeTag)
-	if err != nil {
-		return err
-	}
-	x.ring.hold(r)
 	return nil
 }
 
+// wait waits for the part to be loaded before its first byte is sent.
+func (p sendPart) wait(ctx context.Context, offset int) error {
+	if offset > 0 || p.need == nil {
+		return nil
+	}
+	return p.need.wait(ctx)
+}
+
 // wait polls until sends complete, and the inbox's receives too with all,
-// landing the pieces that arrive meanwhile: the peer a send goes to may
+// landing the messages that arrive meanwhile: the peer a send goes to may
 // itself be waiting for one of this node's receives.
 func (x *exchanger) wait(sends []*mpi.Request, all bool) error {
 	return poll(func() (bool, bool, error) {
@@ -229,9 +239,9 @@ func (x *exchanger) wait(sends []*mpi.Request, all bool) error {
 const exchangeTag = 0x5845 // "XE"
 
 // pieceSize is the largest message of an exchange among nodes node
-// readers: a node's part for a peer goes in pieces, cut alike on both
-// ends, and each piece that arrives tells poll that the exchange is
-// moving. 1 MiB, or less where the inbox's buffers, one or more for every
+// readers: a node's part for a peer goes in messages of at most a piece,
+// cut alike on both ends (see cutter), and each message that arrives tells
+// poll that the exchange is moving. 1 MiB, or less where the inbox's buffers, one or more for every
 // peer, would take more than inboxBytes; never below minPiece.
 func pieceSize(nodes int) int {
 	return max(minPiece, min(maxPiece, inboxBytes/max(1, nodes-1))&^(minPiece-1))
@@ -243,17 +253,18 @@ const (
 	inboxBytes = 8 << 20
 )
 
-// sendRing holds the buffers pieces are packed into, used in turn: a
-// buffer is reused once the send of its last piece completed. The memory
+// sendRing holds the buffers small values are packed into, used in turn:
+// a buffer is reused once the send of its last message completed. The memory
 // is bounded and stays mapped (one buffer for a whole window's sends was
 // faulted in anew each time it grew, on the first epochs' critical path).
 type sendRing struct {
 	bufs [sendPieces][]byte       // of a piece each (newExchanger)
-	reqs [sendPieces]*mpi.Request // the send of each buffer's piece, nil when done
+	reqs [sendPieces]*mpi.Request // the send of each buffer's message, nil when done
 	next int
 }
 
-// sendPieces is the number of pieces a node reader may have in flight.
+// sendPieces is the number of packed messages a node reader may have in
+// flight.
 const sendPieces = 16
 
 // take returns the next buffer, once wait says its last send completed.
@@ -286,45 +297,81 @@ func (r *sendRing) outstanding() []*mpi.Request {
 	return out
 }
 
-// packer packs one peer's part of an exchange, its control word and then
-// its records' values, as a stream cut into pieces.
-type packer struct {
-	parts        []sendPart // the control word first
-	part, offset int        // the next part to copy, and how much of it is copied
-	left         int        // bytes of the stream not yet packed
+// sender is one peer's part of an exchange: its control word, then its
+// records' values, as the messages cutter makes of them.
+type sender struct {
+	parts []sendPart // the control word first
+	cut   cutter
 }
 
-func newPacker(ctl []byte, parts []sendPart, total int) packer {
-	return packer{parts: append([]sendPart{{value: ctl}}, parts...), left: total}
+func newSender(ctl []byte, parts []sendPart, piece int) sender {
+	s := sender{parts: append([]sendPart{{value: ctl}}, parts...)}
+	lens := make([]int, len(s.parts))
+	for i, p := range s.parts {
+		lens[i] = len(p.value)
+	}
+	s.cut = cutter{lens: lens, piece: piece}
+	return s
 }
 
-// next packs the next piece of the stream into the start of buf, as much as
-// buf holds, waiting for the records it holds to be loaded, and returns
-// the piece, nil once all is packed.
-func (p *packer) next(ctx context.Context, buf []byte) ([]byte, error) {
-	piece := buf[:min(len(buf), p.left)]
-	for at := 0; at < len(piece); {
-		part := p.parts[p.part]
-		if p.offset == 0 && part.need != nil {
-			if err := part.need.wait(ctx); err != nil {
-				return nil, err
-			}
-		}
-		n, err := part.copyTo(piece[at:], p.offset)
-		if err != nil {
-			return nil, fmt.Errorf("packing a record to send: %w", err)
-		}
-		at += n
-		p.offset += n
-		if p.offset == len(part.value) {
-			p.part, p.offset = p.part+1, 0
-		}
+func (s *sender) done() bool { return s.cut.part == len(s.cut.lens) }
+
+// directFrom is the size from which a value travels in messages of its
+// own, sent from where it lies in shared memory: MPI copies it once, into
+// the receiver's buffer (with cross-memory attach the receiver reads the
+// node reader's pages through the kernel, never through the node reader's
+// mapping, which on a virtual machine that shadows page tables would pay
+// 16 µs for every page it had not met). Smaller values are packed
+// together: they share pages, and a message each would cost more than the
+// copy.
+const directFrom = 16 << 10
+
+// maxDirect bounds the messages sent from where their values lie that a
+// node reader has in flight at once.
+const maxDirect = 64
+
+// message is one message of a peer's stream (see cutter): n bytes of the
+// stream, from byte offset of part first on. A direct message is a piece
+// of one value; otherwise parts first to last, whole, packed together.
+type message struct {
+	first, last int
+	offset, n   int
+	direct      bool
+}
+
+// cutter cuts a peer's stream — its parts' bytes one after the other, the
+// control word first — into the messages it travels in. Both ends of an
+// exchange cut the same lengths the same way, so every receive is posted
+// for exactly the message it gets: a value of at least directFrom bytes in
+// pieces of at most piece bytes, smaller ones packed, at most piece bytes
+// a message (piece is never below minPiece > directFrom, so a small value
+// always fits one).
+type cutter struct {
+	lens         []int
+	piece        int
+	part, offset int // where the next message starts
+}
+
+// next returns the next message, or false once the stream is cut.
+func (c *cutter) next() (message, bool) {
+	if c.part == len(c.lens) {
+		return message{}, false
 	}
-	p.left -= len(piece)
-	if len(piece) == 0 {
-		return nil, nil
+	m := message{first: c.part, offset: c.offset}
+	if c.lens[c.part] >= directFrom {
+		m.n, m.direct = min(c.piece, c.lens[c.part]-c.offset), true
+		if c.offset += m.n; c.offset == c.lens[c.part] {
+			c.part, c.offset = c.part+1, 0
+		}
+		m.last = c.part
+		return m, true
 	}
-	return piece, nil
+	for c.part < len(c.lens) && c.lens[c.part] < directFrom && m.n+c.lens[c.part] <= c.piece {
+		m.n += c.lens[c.part]
+		c.part++
+	}
+	m.last = c.part
+	return m, true
 }
 
 // poll calls step until it says nothing is pending; step tests requests

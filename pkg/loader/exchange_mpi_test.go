@@ -26,10 +26,11 @@ func pattern(from, to, n int) []byte {
 
 // TestMPIExchangePieces runs exchanges over the world whose parts are
 // several pieces long, of sizes that are not multiples of a piece and
-// differ by pair, one of them empty but for its control word, some copied
-// from their views and some read from their files, received in place and
-// into a shared-memory segment with pwrite, and checks every byte
-// received.
+// differ by pair, one of them empty but for its control word; each part's
+// records are small ones packed together, an empty one, and large ones
+// sent from where they lie, one of them in several pieces. They are
+// received in place and into a shared-memory segment with pwrite, and
+// every byte received is checked.
 func TestMPIExchangePieces(t *testing.T) {
 	comm := mpi.World()
 	me, nodes := comm.Rank(), comm.Size()
@@ -39,22 +40,31 @@ func TestMPIExchangePieces(t *testing.T) {
 		}
 		return 2*pieceSize(nodes) + 1000*(from+1) + 7*to
 	}
+	// The records' lengths: small, empty, small, large, the rest, small.
+	lens := func(from, to int) []int {
+		if size(from, to) == 0 {
+			return nil
+		}
+		small := []int{5000, 0, 3000, 40000}
+		rest := size(from, to) - 48100
+		return append(small, rest, 100)
+	}
 	x := newExchanger(comm, 1)
 	for no := range 2 {
 		op := &exchangeOp{signal: newSignal(), no: no,
 			sendCounts: make([]int, nodes),
-			recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes)}
+			recvCounts: make([]int, nodes), recvDispls: make([]int, nodes),
+			parts: make([][]sendPart, nodes), recvLens: make([][]int, nodes)}
 		recvAt := 0
 		for n := range nodes {
 			op.recvDispls[n] = recvAt
 			op.sendCounts[n] = ctlBytes + size(me, n)
 			op.recvCounts[n] = ctlBytes + size(n, me)
-			if v := pattern(me, n, size(me, n)); len(v) > 0 {
-				// The second part is read from a file (pread), the first
-				// copied from its view.
-				third := len(v) / 3
-				op.parts[n] = []sendPart{{value: v[:third], need: done{}},
-					{value: v[third:], file: bytes.NewReader(v), at: int64(third), need: done{}}}
+			op.recvLens[n] = lens(n, me)
+			v := pattern(me, n, size(me, n))
+			for _, l := range lens(me, n) {
+				op.parts[n] = append(op.parts[n], sendPart{value: v[:l], need: done{}})
+				v = v[l:]
 			}
 			recvAt += op.recvCounts[n]
 		}

@@ -6,27 +6,29 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 )
 
-// inbox receives an exchange's pieces into buffers of its own, reused from
-// exchange to exchange, and writes each into the receive region with
+// inbox receives an exchange's messages into buffers of its own, reused
+// from exchange to exchange, and writes each into the receive region with
 // pwrite as it arrives. MPI's copy into the region through the node
 // reader's mapping would fault every page of it into the node reader,
 // which never reads them (19 µs a page on a virtual machine that shadows
-// page tables, against 1.1 µs for pwrite). Each peer's pieces are received
-// in the order it sends them (MPI keeps the messages of a pair in order),
-// and every peer with bytes left always has a receive posted, so a sender
-// waiting for a piece to go never waits for a receive nobody posts.
-// Without a file for the region, pieces are received in place.
+// page tables, against 1.1 µs for pwrite). Each peer's messages are
+// received in the order it sends them (MPI keeps the messages of a pair in
+// order), cut from its stream as it cuts them (see cutter), and every peer
+// with bytes left always has a receive posted, so a sender waiting for a
+// message to go never waits for a receive nobody posts. Without a file for
+// the region, messages are received in place.
 type inbox struct {
 	comm    *mpi.Comm
 	piece   int
 	perPeer int      // buffers per peer
 	bufs    [][]byte // one per slot, of a piece each (newExchanger)
 	op      *exchangeOp
-	next    []int // by node: where in op.recv its next piece goes
+	next    []int    // by node: where in op.recv its next message goes
+	cuts    []cutter // by node: its stream's messages
 	slots   []recvSlot
 }
 
-// recvSlot is a receive in flight: a piece from peer, bound for op.recv[at:].
+// recvSlot is a receive in flight: a message from peer, bound for op.recv[at:].
 type recvSlot struct {
 	peer int
 	req  *mpi.Request
@@ -39,12 +41,15 @@ func newInbox(comm *mpi.Comm, piece int) inbox {
 	return inbox{comm: comm, piece: piece, perPeer: max(1, min(4, inboxBytes/(peers*piece)))}
 }
 
-// start posts op's first receives: perPeer pieces from every peer (each
+// start posts op's first receives: perPeer messages from every peer (each
 // sends at least its control word).
 func (in *inbox) start(op *exchangeOp) error {
 	in.op, in.slots = op, in.slots[:0]
 	in.next = append(in.next[:0], op.recvDispls...)
+	in.cuts = in.cuts[:0]
 	for n := range op.recvCounts {
+		lens := append([]int{ctlBytes}, op.recvLens[n]...)
+		in.cuts = append(in.cuts, cutter{lens: lens, piece: in.piece})
 		if n == in.comm.Rank() {
 			continue
 		}
@@ -60,15 +65,15 @@ func (in *inbox) start(op *exchangeOp) error {
 	return nil
 }
 
-// post receives the next piece of slot i's peer, if it has one left.
+// post receives the next message of slot i's peer, if it has one left.
 func (in *inbox) post(i int) error {
 	s, op := &in.slots[i], in.op
 	s.req = nil
-	end := op.recvDispls[s.peer] + op.recvCounts[s.peer]
-	n := min(in.piece, end-in.next[s.peer])
-	if n <= 0 {
+	m, ok := in.cuts[s.peer].next()
+	if !ok {
 		return nil
 	}
+	n := m.n
 	s.at = in.next[s.peer]
 	in.next[s.peer] += n
 	if op.recvFile == nil {
@@ -81,7 +86,7 @@ func (in *inbox) post(i int) error {
 	return err
 }
 
-// test tests every receive once, lands the pieces that arrived and posts
+// test tests every receive once, lands the messages that arrived and posts
 // the next ones; it says whether any arrived and whether any is pending.
 func (in *inbox) test() (moved, more bool, err error) {
 	for i := range in.slots {
@@ -107,14 +112,14 @@ func (in *inbox) test() (moved, more bool, err error) {
 	return moved, more, nil
 }
 
-// land writes a received piece into its place.
+// land writes a received message into its place.
 func (in *inbox) land(s *recvSlot) error {
 	op := in.op
 	if op.recvFile == nil {
 		return nil
 	}
 	if _, err := op.recvFile.WriteAt(s.buf, op.recvAt+int64(s.at)); err != nil {
-		return fmt.Errorf("writing a received piece into shared memory: %w", err)
+		return fmt.Errorf("writing a received message into shared memory: %w", err)
 	}
 	return nil
 }

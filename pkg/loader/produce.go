@@ -377,17 +377,15 @@ func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *win
 	ld.addLoads(w, loads, st)
 }
 
-// segBytes returns the bytes of a segment as the node reader maps it, and
-// the same bytes to read with pread (see sendPart); those of the arena and
-// the cache also take pwrite (see inbox).
-func (ld *leader) segBytes(seg uint32) ([]byte, io.ReaderAt) {
+// segBytes returns the bytes of a segment as the node reader maps it and,
+// for the arena and the cache, the segment to pwrite into (see inbox).
+func (ld *leader) segBytes(seg uint32) ([]byte, io.WriterAt) {
 	switch {
 	case seg == segArena:
 		return ld.buf, ld.seg
 	case ld.view != nil && seg == ld.viewSegment():
-		return ld.view.mem, ld.view.file
-	}
-	if ld.cache.seg == nil {
+		return ld.view.mem, nil
+	case ld.cache.seg == nil:
 		return ld.cache.buf, nil
 	}
 	return ld.cache.buf, ld.cache.seg
@@ -452,10 +450,11 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32
 	recv := mem[at : at+size]
 	op := &exchangeOp{signal: newSignal(), no: no,
 		sendCounts: make([]int, nodes),
-		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes), parts: make([][]sendPart, nodes),
+		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes),
+		parts: make([][]sendPart, nodes), recvLens: make([][]int, nodes),
 		recv: recv}
-	if w, ok := file.(io.WriterAt); ok {
-		op.recvFile, op.recvAt = w, at
+	if file != nil {
+		op.recvFile, op.recvAt = file, at
 	}
 	recvOff := 0
 	for n := range nodes {
@@ -464,13 +463,14 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32
 		for _, pos := range work.Send[n] {
 			rec := int(p.posRecord[pos])
 			l := loc[s.PosBlock[pos]]
-			seg, file := ld.segBytes(l.seg)
+			seg, _ := ld.segBytes(l.seg)
 			at := l.off + p.blockOff[rec]
-			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], file: file, at: at, need: l.done})
+			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], need: l.done})
 			op.sendCounts[n] += int(s.PosBytes[pos])
 		}
 		st.exchangeBytes.Add(int64(op.sendCounts[n] - ctlBytes)) // a node sends itself nothing
 		for _, pos := range work.Recv[n] {
+			op.recvLens[n] = append(op.recvLens[n], int(s.PosBytes[pos]))
 			op.recvCounts[n] += int(s.PosBytes[pos])
 		}
 		recvOff += op.recvCounts[n]

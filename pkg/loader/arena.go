@@ -22,6 +22,13 @@ import (
 // to the learners for many epochs.
 type arena struct {
 	size int64
+	// reserve, when set, allocates the buffer's pages [off, off+n) before
+	// their first use: the buffer is made without its pages, so that a
+	// run that uses little of it (learners that view the file place only
+	// keys and received records there) does not pay up front for all of
+	// it, and a shortage of shared memory is still an error, not a SIGBUS.
+	reserve  func(off, n int64) error
+	reserved int64 // the buffer's first bytes that are reserved
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced whenever space is freed
@@ -52,6 +59,10 @@ func (a *arena) alloc(ctx context.Context, n int64, batches []uint64) (int64, er
 	for {
 		a.mu.Lock()
 		if i, at, ok := a.gap(n); ok {
+			if err := a.grow(at + n); err != nil {
+				a.mu.Unlock()
+				return 0, err
+			}
 			r := &region{start: at, end: at + n, pending: len(batches)}
 			a.regions = slices.Insert(a.regions, i, r)
 			for _, id := range batches {
@@ -68,6 +79,20 @@ func (a *arena) alloc(ctx context.Context, n int64, batches []uint64) (int64, er
 			return 0, ctx.Err()
 		}
 	}
+}
+
+// grow reserves the buffer up to end, the first time a region reaches it.
+// Regions go as low as they fit, so the reserved part stays as small as
+// the windows in flight allow. Called with a.mu held.
+func (a *arena) grow(end int64) error {
+	if a.reserve == nil || end <= a.reserved {
+		return nil
+	}
+	if err := a.reserve(a.reserved, end-a.reserved); err != nil {
+		return err
+	}
+	a.reserved = end
+	return nil
 }
 
 // gap finds the lowest offset with n free bytes, and the index in regions

@@ -2,6 +2,8 @@ package loader
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -110,4 +112,42 @@ func TestArenaReusesLowPages(t *testing.T) {
 	_ = a.release(4)
 	want(2*alignment, 7, 2*alignment) // too large for the page at 0
 	want(alignment, 8, 0)
+}
+
+// TestArenaReservesAsItGrows: the buffer's pages are reserved only as far
+// as regions reach, each once; a reservation that fails is the alloc's
+// error and leaves no region behind.
+func TestArenaReservesAsItGrows(t *testing.T) {
+	a := newArena(8 * alignment)
+	var asked [][2]int64
+	fail := false
+	a.reserve = func(off, n int64) error {
+		if fail {
+			return errors.New("no space")
+		}
+		asked = append(asked, [2]int64{off, n})
+		return nil
+	}
+	ctx := context.Background()
+	for id, n := range []int64{2 * alignment, alignment} {
+		if _, err := a.alloc(ctx, n, []uint64{uint64(id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = a.release(0)
+	if _, err := a.alloc(ctx, alignment, []uint64{2}); err != nil { // below the reserved end
+		t.Fatal(err)
+	}
+	want := [][2]int64{{0, 2 * alignment}, {2 * alignment, alignment}}
+	if !slices.Equal(asked, want) {
+		t.Errorf("reserved %v, want %v", asked, want)
+	}
+	fail = true
+	if _, err := a.alloc(ctx, 4*alignment, []uint64{3}); err == nil {
+		t.Fatal("alloc past the reserved end succeeded although reserving failed")
+	}
+	fail = false
+	if off, err := a.alloc(ctx, 5*alignment, []uint64{4}); err != nil || off != 3*alignment {
+		t.Fatalf("alloc after a failed one at %d, %v; want %d: the failed one left a region", off, err, 3*alignment)
+	}
 }

@@ -230,11 +230,12 @@ func (ld *leader) exchanges() bool {
 // openShared creates the arena, the cache and the learners' socket.
 func (ld *leader) openShared(t *topology.Topology) error {
 	_, _ = shm.SweepStale("") // segments of crashed runs of earlier versions
-	seg, err := shm.CreateUnnamed(shm.JobID(), ld.arenaBytes(), false)
+	seg, err := shm.CreateUnnamed(shm.JobID(), ld.arenaBytes(), true)
 	if err != nil {
 		return err
 	}
 	ld.seg, ld.buf, ld.arena = seg, seg.Bytes(), newArena(int64(len(seg.Bytes())))
+	ld.arena.reserve = seg.Reserve
 	if ld.fetch != nil {
 		ld.fetch.attach(ld.arena, ld.buf)
 	}

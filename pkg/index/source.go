@@ -46,6 +46,12 @@ func (s *lmdbSource) Verify(b int, block []byte) error {
 	return s.verifyPrefix(b, block[:s.prefixLen(b)])
 }
 
+// HeadLen is the length of the bytes in front of block b's value.
+func (s *lmdbSource) HeadLen(b int) int64 { return s.prefixLen(b) }
+
+// VerifyHead checks the bytes in front of block b's value, read alone.
+func (s *lmdbSource) VerifyHead(b int, head []byte) error { return s.verifyPrefix(b, head) }
+
 func (s *lmdbSource) Info() source.Info {
 	return source.Info{Format: "lmdb", Path: s.path, FileSize: s.id.Size, ValueBytes: s.total,
 		Identity: fmt.Sprintf("lmdb:txn=%d:size=%d", s.id.TxnID, s.id.Size)}

@@ -16,3 +16,16 @@ func populate(mapping []byte, off, end int64) bool {
 	off &^= int64(os.Getpagesize() - 1)
 	return end > off && unix.Madvise(mapping[off:end], unix.MADV_POPULATE_READ) == nil
 }
+
+// cachedPages counts the pages of f's bytes [off, end) that are in the page
+// cache with cachestat (Linux 6.5 and later), which walks the page cache
+// once, where mincore looks every page up on its own; false where the
+// kernel cannot.
+func cachedPages(f *os.File, off, end int64) (int, bool) {
+	r := unix.CachestatRange{Off: uint64(off), Len: uint64(end - off)}
+	var cs unix.Cachestat_t
+	if unix.Cachestat(uint(f.Fd()), &r, &cs, 0) != nil {
+		return 0, false
+	}
+	return int(cs.Cache), true
+}

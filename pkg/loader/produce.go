@@ -401,12 +401,10 @@ func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
 		l.bytes, l.reads = &st.storageBytes, &st.storageReads
 		l.verify = func(l *load) error {
 			if verifies && l.at >= 0 {
-				for _, pl := range l.span.Records {
-					if err := v.Verify(pl.Record, l.pieceBytes(pl)); err != nil {
-						// Bytes that do not match the index: most likely a
-						// writer moved the database on; say so if it did.
-						return cmp.Or(ld.guard.check(), err)
-					}
+				if err := l.verifyBlocks(v); err != nil {
+					// Bytes that do not match the index: most likely a
+					// writer moved the database on; say so if it did.
+					return cmp.Or(ld.guard.check(), err)
 				}
 			}
 			return ld.guard.check()

@@ -83,7 +83,8 @@ func (v *fileView) resident(off, n int64) bool {
 }
 
 // residentPages counts the pages of [off, off+n) that are in the page cache
-// (mincore), and all of its pages; none are when mincore fails.
+// (cachestat, else mincore), and all of its pages; none are when neither
+// can tell.
 func (v *fileView) residentPages(off, n int64) (in, all int) {
 	if n <= 0 {
 		return 0, 0
@@ -93,7 +94,11 @@ func (v *fileView) residentPages(off, n int64) (in, all int) {
 	if start >= end {
 		return 0, 1
 	}
-	vec := make([]byte, (end-start+page-1)/page) // the file's last page may be partial
+	all = int((end - start + page - 1) / page) // the file's last page may be partial
+	if cached, ok := cachedPages(v.file, start, end); ok {
+		return cached, all
+	}
+	vec := make([]byte, all)
 	mem := v.mem[start:end]
 	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
 	if errno != 0 {

@@ -121,6 +121,12 @@ type Verifier interface {
 	// Decoder). A mismatch gives an error that names the block and wraps
 	// ErrCorrupt.
 	Verify(b int, block []byte) error
+	// HeadLen is how many bytes at the start of block b VerifyHead checks:
+	// all that Verify looks at but the block's length.
+	HeadLen(b int) int64
+	// VerifyHead checks the first HeadLen(b) bytes of block b, as stored,
+	// for a caller that reads them alone rather than the whole block.
+	VerifyHead(b int, head []byte) error
 }
 
 // ErrCorrupt marks a block whose bytes are not what the source describes.

@@ -23,7 +23,7 @@
 // schedule cuts each epoch into windows every node cuts alike, and says what
 // each node loads, sends and receives in a window. Records reach a learner
 // from storage, from the node's cache or from another node (exchange.go;
-// early.go sends the next epoch's crossing records while the caches fill).
+// early.go sends the next epochs' crossing records while the caches fill).
 //
 // Where a learner's values live:
 //

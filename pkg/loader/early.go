@@ -12,12 +12,18 @@ import (
 // over (0 turns the early exchange off).
 var earlyShare int64 = 4
 
+// earlyEpochs bounds the epochs after the fill whose crossing records go
+// early: each is built at Open, and each takes a few per cent of the cache
+// in room (the share of a global batch that no balance keeps on its node).
+const earlyEpochs = 4
+
 // early is the node reader's part of the early exchanges (see
-// schedule.Early): the records that cross between nodes in the epoch after
-// the one that fills the caches, sent during the fill, and kept on arrival
-// in room after the node's cache, where that epoch's batches point.
+// schedule.Early): the records that cross between nodes in the epochs
+// after the one that fills the caches, sent during the fill, and kept on
+// arrival in room after the node's cache, where those epochs' batches
+// point.
 type early struct {
-	epoch int // the epoch whose records go early
+	epoch int // the first epoch whose records go early; the split's Epochs() follow
 	split *schedule.Early
 	at    map[int32]earlyAt // where each record received early lies
 	base  []int64           // each early exchange's receive region in the cache segment
@@ -41,28 +47,39 @@ func (x *early) room() int64 {
 	return x.bytes
 }
 
-// planEarly splits off the next epoch's crossing records when there is an
-// epoch after the one that fills the caches. spare is every node's memory
-// left over by its cache budget. The receive regions are laid out as the
-// exchanges fill them: per exchange, per source node, a control word and
-// the values.
+// index is epoch's place among the epochs whose records go early, false
+// for none.
+func (x *early) index(epoch int) (int, bool) {
+	if x == nil || epoch < x.epoch || epoch >= x.epoch+x.split.Epochs() {
+		return 0, false
+	}
+	return epoch - x.epoch, true
+}
+
+// planEarly splits off the crossing records of up to earlyEpochs epochs
+// after the one that fills the caches, when there are any. spare is every
+// node's memory left over by its cache budget. The receive regions are
+// laid out as the exchanges fill them: per exchange, per source node, a
+// control word and the values.
 func (ld *leader) planEarly(spare []int64) error {
 	p, s := ld.plan, ld.plan.sched
 	fill := p.firstEpoch()
 	if earlyShare <= 0 || fill+1 >= ld.opt.Epochs {
 		return nil
 	}
-	next, _, err := p.epoch(fill + 1)
-	if err != nil {
-		return err
+	for e := fill + 1; e < min(ld.opt.Epochs, fill+1+earlyEpochs); e++ {
+		next, _, err := p.epoch(e)
+		if err != nil {
+			return err
+		}
+		p.ahead = append(p.ahead, next) // built once: production asks for them again
 	}
-	p.next = next // built once: production asks for it again
 	wins := p.windows(fill, p.first.ep, p.first.from, ld.slot)
 	room := make([]int64, s.Nodes)
 	for d := range room {
 		room[d] = max(0, min(spare[d], p.cacheUsed[d]/earlyShare)-int64(ctlBytes*s.Nodes*len(wins)))
 	}
-	x := &early{epoch: fill + 1, split: s.Early(p.first.ep, wins, next, room, ld.node), at: map[int32]earlyAt{},
+	x := &early{epoch: fill + 1, split: s.Early(p.first.ep, wins, p.ahead, room, ld.node), at: map[int32]earlyAt{},
 		base: make([]int64, len(wins)), size: make([]int64, len(wins)), ops: make([]*exchangeOp, len(wins))}
 	at := p.cache.Bytes
 	for k := range wins {
@@ -86,7 +103,10 @@ func (ld *leader) planEarly(spare []int64) error {
 
 // sendEarly queues the early exchange that follows window k of epoch, if
 // one does: its records come from the cache, loaded by then or being
-// loaded, and land in the room after it.
+// loaded, and land in the room after it. It goes before the window's own
+// exchange: its records go in the order the owners read them, so it moves
+// while they are read, where the window's batches wait for records from
+// all over the owners' shares.
 func (ld *leader) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *exchangeOp) error {
 	x := ld.early
 	if x == nil || epoch != x.epoch-1 || !x.split.Busy[k] {
@@ -110,21 +130,20 @@ func (ld *leader) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *ex
 
 // trim drops from a window's work in epoch the records that went early.
 func (x *early) trim(epoch int, w schedule.Work) schedule.Work {
-	if x == nil || epoch != x.epoch {
+	i, ok := x.index(epoch)
+	if !ok {
 		return w
 	}
-	return x.split.Trim(w)
+	return x.split.Trim(i, w)
 }
 
 // received says where record position pos of epoch lies when it came
 // early, and the exchange that brought it.
 func (x *early) received(epoch int, pos int32) (off int64, op *exchangeOp, ok bool) {
-	if x == nil || epoch != x.epoch {
+	i, ok := x.index(epoch)
+	if !ok || !x.split.Went(i, pos) {
 		return 0, nil, false
 	}
-	a, ok := x.at[pos]
-	if !ok {
-		return 0, nil, false
-	}
+	a := x.at[pos]
 	return a.off, x.ops[a.op], true
 }

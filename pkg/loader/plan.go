@@ -34,8 +34,8 @@ type runPlan struct {
 	cache     *schedule.Cache // this node's
 	cacheUsed []int64         // every node's cache bytes
 	resume    *State
-	next      *assign.Epoch // the epoch after the first, when the early exchange built it at Open
-	first     struct {      // the first epoch of the run, built once
+	ahead     []*assign.Epoch // the epochs after the first that the early exchange built at Open
+	first     struct {        // the first epoch of the run, built once
 		ep   *assign.Epoch
 		from int
 	}
@@ -277,8 +277,8 @@ func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
 	if p.first.ep != nil && e == p.firstEpoch() {
 		return p.first.ep, p.first.from, nil
 	}
-	if p.next != nil && e == p.firstEpoch()+1 {
-		return p.next, 0, nil
+	if i := e - p.firstEpoch() - 1; i >= 0 && i < len(p.ahead) {
+		return p.ahead[i], 0, nil
 	}
 	if r := p.resume; r != nil && e == r.Epoch && r.GlobalBatches > 0 && !p.sameWorld(r) && !p.opt.Shuffle.WorldIndependent() {
 		ep, err := p.remainder(r)

@@ -45,10 +45,7 @@ func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<-
 			if ld.stopAgreed() {
 				return nil
 			}
-			w, err := ld.produceWindow(ctx, ep, sw, e, no, q)
-			if err == nil {
-				err = ld.sendEarly(ctx, e, k, no, q.xchg)
-			}
+			w, err := ld.produceWindow(ctx, ep, sw, e, k, no, q)
 			if err != nil {
 				return err
 			}
@@ -67,8 +64,8 @@ func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<-
 	return nil
 }
 
-// produceWindow prepares window sw of epoch for this node.
-func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, no int, q queues) (*window, error) {
+// produceWindow prepares window sw, the k-th of epoch, for this node.
+func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, k, no int, q queues) (*window, error) {
 	p, s := ld.plan, ld.plan.sched
 	work := s.Work(ep, sw, ld.node)
 	var refs []batchRef
@@ -185,6 +182,9 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 		}
 	}
 	ld.pendingDecodes = ld.pendingDecodes[:0]
+	if err := ld.sendEarly(ctx, epoch, k, no, q.xchg); err != nil {
+		return nil, err
+	}
 	if op != nil {
 		w.xchg = op
 		if err := sendCtx(ctx, q.xchg, op); err != nil {

@@ -1,42 +1,55 @@
 package schedule
 
-import "github.com/lmdbio/lmdbio/pkg/assign"
+import (
+	"slices"
 
-// Early splits off the records that cross between nodes in the epoch after
+	"github.com/lmdbio/lmdbio/pkg/assign"
+)
+
+// Early splits off the records that cross between nodes in the epochs after
 // the one that fills the caches, to be sent during the filling epoch
-// instead. That next epoch's global batches take records from every part of
-// the file, so its exchange could otherwise only start once the fill's last
-// reads are done, with nothing left to hide it behind; sent early, each
-// record travels in a small exchange after the fill window that loads its
-// block, while storage is still being read.
+// instead. Those epochs' global batches take records from every part of
+// the file, so their exchanges could otherwise only start once the fill's
+// last reads are done, and a cached epoch is over in the time its exchange
+// takes; sent early, each record travels in an exchange after the fill
+// window that loads its block, in the order the owner reads them, while
+// storage is still being read. The order of every epoch is known from the
+// seed, so epochs further on can go early too, as long as the receivers
+// have room.
 //
-// The split is a pure function of the layout, the two epochs and every
-// node's room, so every node computes the same one.
+// The split is a pure function of the layout, the epochs and every node's
+// room, so every node computes the same one.
 type Early struct {
 	// Send[k][d] lists the positions this node sends to node d, Recv[k][s]
 	// those it receives from node s, in the early exchange that follows
-	// fill window k; both in the next epoch's order, so that the two ends
-	// agree.
+	// fill window k; both in file order (the order the owner reads them)
+	// and each position once, so that the two ends agree.
 	Send, Recv [][][]int32
 	// Busy[k] says whether any record at all crosses in early exchange k:
 	// the others are skipped by every node.
 	Busy []bool
-	// early marks the positions that go early, on every node's behalf.
-	early []bool
+	// early[i] marks the positions that go early for the i-th next epoch,
+	// on every node's behalf.
+	early [][]bool
 }
 
-// Early plans the early exchanges of node's records: next is the epoch
-// after fill, whose windows from its starting round on are wins; room[d]
-// bounds the value bytes node d may receive early. A record goes early when
-// it crosses to another node in next, its owner caches its block, some
-// fill window loads that block, it occurs once in next (padding repeats a
-// few records) and its receiver has room left, in next's order. It follows
-// the window after the one that first needs its block, so that the early
+// Early plans the early exchanges of node's records: nexts are the epochs
+// after fill, in order, and wins fill's windows; room[d] bounds the value
+// bytes node d may receive early, for all of them together. A record goes
+// early for an epoch when it crosses to another node in it, its owner
+// caches its block, some fill window loads that block, it occurs once in
+// that epoch (padding repeats a few records) and its receiver already gets
+// it early for an earlier epoch or has room left; epochs take room in
+// order, and each its records in its own order. A record follows the
+// window after the one that first needs its block, so that the early
 // exchange does not wait for reads the window's own batches do not (the
 // last window's records follow it).
-func (l *Layout) Early(fill *assign.Epoch, wins []Window, next *assign.Epoch, room []int64, node int) *Early {
+func (l *Layout) Early(fill *assign.Epoch, wins []Window, nexts []*assign.Epoch, room []int64, node int) *Early {
 	k := len(wins)
-	x := &Early{Send: make([][][]int32, k), Recv: make([][][]int32, k), Busy: make([]bool, k), early: make([]bool, len(l.PosBlock))}
+	x := &Early{Send: make([][][]int32, k), Recv: make([][][]int32, k), Busy: make([]bool, k), early: make([][]bool, len(nexts))}
+	for i := range nexts {
+		x.early[i] = make([]bool, len(l.PosBlock))
+	}
 	if k == 0 {
 		return x
 	}
@@ -44,43 +57,63 @@ func (l *Layout) Early(fill *assign.Epoch, wins []Window, next *assign.Epoch, ro
 		x.Send[i], x.Recv[i] = make([][]int32, l.Nodes), make([][]int32, l.Nodes)
 	}
 	loaded := l.firstWindows(fill, wins)
-	repeated := repeats(next, len(l.PosBlock))
 	left := append([]int64(nil), room...)
-	for r := range next.Rounds() {
-		for d := range next.Nodes() {
-			for local := range next.NodeSize(d) {
-				for _, p := range next.Batch(d, local, r) {
-					s, b := l.producer(p, d), l.PosBlock[p]
-					if s == d || !l.BlockCached[b] || loaded[b] < 0 || repeated[p] || left[d] < l.PosBytes[p] {
-						continue
-					}
-					left[d] -= l.PosBytes[p]
-					x.early[p] = true
-					w := min(loaded[b]+1, k-1)
-					x.Busy[w] = true
-					switch node {
-					case s:
-						x.Send[w][d] = append(x.Send[w][d], p)
-					case d:
-						x.Recv[w][s] = append(x.Recv[w][s], p)
+	gets := map[[2]int32]bool{} // (receiver, position) pairs already going early
+	for i, next := range nexts {
+		repeated := repeats(next, len(l.PosBlock))
+		for r := range next.Rounds() {
+			for d := range next.Nodes() {
+				for local := range next.NodeSize(d) {
+					for _, p := range next.Batch(d, local, r) {
+						s, b := l.producer(p, d), l.PosBlock[p]
+						if s == d || !l.BlockCached[b] || loaded[b] < 0 || repeated[p] {
+							continue
+						}
+						key := [2]int32{int32(d), p}
+						if !gets[key] {
+							if left[d] < l.PosBytes[p] {
+								continue
+							}
+							left[d] -= l.PosBytes[p]
+							gets[key] = true
+							w := min(loaded[b]+1, k-1)
+							x.Busy[w] = true
+							switch node {
+							case s:
+								x.Send[w][d] = append(x.Send[w][d], p)
+							case d:
+								x.Recv[w][s] = append(x.Recv[w][s], p)
+							}
+						}
+						x.early[i][p] = true
 					}
 				}
 			}
 		}
 	}
+	for w := range k {
+		for n := range l.Nodes {
+			slices.Sort(x.Send[w][n])
+			slices.Sort(x.Recv[w][n])
+		}
+	}
 	return x
 }
 
-// Went reports whether position p crosses early.
-func (x *Early) Went(p int32) bool { return x.early[p] }
+// Epochs is the number of epochs after the fill that records go early for.
+func (x *Early) Epochs() int { return len(x.early) }
 
-// Trim drops from a window of the next epoch the records that went early.
-func (x *Early) Trim(w Work) Work {
+// Went reports whether position p crosses early for the i-th next epoch.
+func (x *Early) Went(i int, p int32) bool { return x.early[i][p] }
+
+// Trim drops from a window of the i-th next epoch the records that went
+// early.
+func (x *Early) Trim(i int, w Work) Work {
 	keep := func(lists [][]int32) [][]int32 {
 		out := make([][]int32, len(lists))
 		for n, list := range lists {
 			for _, p := range list {
-				if !x.early[p] {
+				if !x.early[i][p] {
 					out[n] = append(out[n], p)
 				}
 			}

@@ -236,7 +236,7 @@ func buildDecode(es []Epoch, lim []LimitRow) []DecodeRow {
 		r.Expansion = ratio(decoded, stored)
 		r.DecodeShare = ratio(busy, capacity)
 		r.DecodeBound = r.DecodePerCore.Median * float64(max(r.Cores, 1))
-		if l := limitFor(lim, k.storage, "cold"); l.Best.N > 0 {
+		if l := limitFor(lim, k.storage, "cold", 0); l.Best.N > 0 {
 			r.StorageBound = l.Best.Median * r.Expansion
 		}
 		switch {

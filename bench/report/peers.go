@@ -65,7 +65,7 @@ func buildPeers(ps []Peer, byGroup map[Group][]Result, lim []LimitRow) []PeerTab
 		for _, k := range cells {
 			mine := filter(in, func(p Peer) bool { return p.Cache == k.cache && p.Peer == k.peer && p.Ranks == k.ranks })
 			theirs := filter(def, func(r Result) bool { return r.Cache == k.cache && r.Ranks == k.ranks })
-			l := limitFor(lim, g.Storage, k.cache)
+			l := limitFor(lim, g.Storage, k.cache, nodesAt(theirs, k.ranks))
 			row := PeerRow{
 				Cache: k.cache, Peer: k.peer, Ranks: k.ranks,
 				PeerMB:         medianOf(mine, func(p Peer) float64 { return p.MBPerS }),

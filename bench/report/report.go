@@ -78,6 +78,7 @@ func Build(ds *Dataset, opt Options) *Report {
 type LimitRow struct {
 	Storage string
 	Cache   string
+	Hosts   int // the hosts whose clients read a share each at once (1 for one)
 	// Best is the fastest probe of each round, over the rounds.
 	Best Summary
 	// BestProbe is the probe that was fastest in most rounds.
@@ -90,23 +91,30 @@ type LimitRow struct {
 var singleStream = map[bool]string{false: legacyProbe(false), true: legacyProbe(true)}
 
 func buildLimits(ls []Limit) []LimitRow {
-	type key struct{ storage, cache string }
-	keys := distinct(ls, func(l Limit) key { return key{l.Storage, l.Cache} })
+	type key struct {
+		storage, cache string
+		hosts          int
+	}
+	keys := distinct(ls, func(l Limit) key { return key{l.Storage, l.Cache, hostsOf(l)} })
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].storage != keys[j].storage {
-			return keys[i].storage < keys[j].storage
+		a, b := keys[i], keys[j]
+		if a.storage != b.storage {
+			return a.storage < b.storage
 		}
-		return rankOf(cacheOrder, keys[i].cache) < rankOf(cacheOrder, keys[j].cache) ||
-			rankOf(cacheOrder, keys[i].cache) == rankOf(cacheOrder, keys[j].cache) && keys[i].cache < keys[j].cache
+		if ca, cb := rankOf(cacheOrder, a.cache), rankOf(cacheOrder, b.cache); ca != cb || a.cache != b.cache {
+			return ca < cb || ca == cb && a.cache < b.cache
+		}
+		return a.hosts < b.hosts
 	})
 	var out []LimitRow
 	for _, k := range keys {
-		in := filter(ls, func(l Limit) bool { return l.Storage == k.storage && l.Cache == k.cache })
+		in := filter(ls, func(l Limit) bool { return l.Storage == k.storage && l.Cache == k.cache && hostsOf(l) == k.hosts })
 		mb := func(l Limit) float64 { return l.MBPerS }
 		best, probe := fastestPerRound(in)
 		out = append(out, LimitRow{
 			Storage:   k.storage,
 			Cache:     k.cache,
+			Hosts:     k.hosts,
 			Best:      Summarize(best),
 			BestProbe: probe,
 			Buffered:  medianOf(filter(in, func(l Limit) bool { return l.Probe == singleStream[false] }), mb),
@@ -115,6 +123,10 @@ func buildLimits(ls []Limit) []LimitRow {
 	}
 	return out
 }
+
+// hostsOf is the number of hosts a limit was probed on; older runs say none
+// and probed through one.
+func hostsOf(l Limit) int { return max(l.Hosts, 1) }
 
 // fastestPerRound returns the fastest probe's MB/s of every round, and the
 // probe that was fastest most often (the first on a tie).
@@ -145,12 +157,27 @@ func fastestPerRound(ls []Limit) ([]float64, string) {
 	return best, probe
 }
 
-// limitFor returns the limit row of storage and cache, zero if none.
-func limitFor(ls []LimitRow, storage, cache string) LimitRow {
+// limitFor returns the limit row of storage and cache probed on hosts hosts
+// (a storage measured on several counts of hosts has a limit for each:
+// several clients together read faster than one); hosts 0, or a storage
+// probed on one count only, takes the first. Zero if none.
+func limitFor(ls []LimitRow, storage, cache string, hosts int) LimitRow {
+	var first LimitRow
+	n := 0
 	for _, l := range ls {
-		if l.Storage == storage && l.Cache == cache {
+		if l.Storage != storage || l.Cache != cache {
+			continue
+		}
+		if l.Hosts == max(hosts, 1) {
 			return l
 		}
+		if n == 0 {
+			first = l
+		}
+		n++
+	}
+	if n > 0 && (hosts <= 0 || n == 1) {
+		return first
 	}
 	return LimitRow{Storage: storage, Cache: cache}
 }

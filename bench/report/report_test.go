@@ -207,6 +207,40 @@ func TestAboveLimitFlagged(t *testing.T) {
 	}
 }
 
+// TestLimitPerHosts: a storage probed on several counts of hosts has a
+// limit for each, and every figure is held against the limit of the hosts
+// it ran on: 2 hosts' 1,500 MB/s is above their limit of 1,000, 8 hosts'
+// 1,500 below theirs of 3,000.
+func TestLimitPerHosts(t *testing.T) {
+	on := func(hosts int, mb float64) Result {
+		r := res("hosts", "touch", "cold", "default", 4*hosts, mb)
+		r.Nodes = hosts
+		return r
+	}
+	ds := &Dataset{
+		Results: []Result{on(2, 1500), on(8, 1500)},
+		Peers: []Peer{{Storage: "hosts", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 100},
+			{Storage: "hosts", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 32, MBPerS: 100}},
+		Limits: []Limit{{Storage: "hosts", Cache: "cold", Round: 1, Probe: "direct:4x2:16MiB", Hosts: 2, MBPerS: 1000},
+			{Storage: "hosts", Cache: "cold", Round: 1, Probe: "direct:4x2:16MiB", Hosts: 8, MBPerS: 3000}},
+	}
+	rep := Build(ds, Options{})
+	if len(rep.Limits) != 2 || rep.Limits[0].Hosts != 2 || rep.Limits[1].Hosts != 8 {
+		t.Fatalf("limits %+v, want one for 2 hosts and one for 8", rep.Limits)
+	}
+	if st := rep.Studies[0]; st.Ranks != 32 || st.Limit != 3000 || st.Rows[0].AboveLimit {
+		t.Errorf("study at %d ranks against a limit of %v, above %v; want 32, 3000, false", st.Ranks, st.Limit, st.Rows[0].AboveLimit)
+	}
+	rows := rep.Peers[0].Rows
+	if len(rows) != 2 || !rows[0].DefaultAbove || rows[1].DefaultAbove {
+		t.Errorf("peer rows %+v: want 2 hosts above their limit, 8 not", rows)
+	}
+	sc := rep.Scaling[0].Series[0]
+	if !slices.Equal(sc.Above, []bool{true, false}) {
+		t.Errorf("scaling flags %v, want [true false]", sc.Above)
+	}
+}
+
 func TestScalingAndFirstBatch(t *testing.T) {
 	r := func(mode string, ranks int, mb, fmax, fmed, fmin float64) Result {
 		x := res("", "touch", "cold", mode, ranks, mb)

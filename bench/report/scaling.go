@@ -28,10 +28,10 @@ type ScalingTable struct {
 }
 
 // flagCells marks the cells of s above the limit.
-func (s *Series) flagCells(l LimitRow) {
+func (s *Series) flagCells(ranks []int, limitAt func(ranks int) LimitRow) {
 	s.Above = make([]bool, len(s.Cells))
 	for i, c := range s.Cells {
-		s.Above[i] = aboveLimit(c, l)
+		s.Above[i] = aboveLimit(c, limitAt(ranks[i]))
 	}
 }
 
@@ -46,15 +46,19 @@ func buildScaling(g Group, rs []Result, peers []Peer, lim []LimitRow) []ScalingT
 	for _, cache := range cachesWith(rs, peers) {
 		in := filter(rs, func(r Result) bool { return r.Cache == cache })
 		pin := filter(peers, func(p Peer) bool { return p.Cache == cache })
-		l := limitFor(lim, g.Storage, cache)
-		t := ScalingTable{Group: g, Cache: cache, Ranks: ranksOf(in, pin), Limit: l.Best.Median, LimitProbe: l.BestProbe}
+		// Each rank count against the limit of its own hosts; the table's
+		// own is that of the most ranks.
+		limitAt := func(ranks int) LimitRow { return limitFor(lim, g.Storage, cache, nodesAt(in, ranks)) }
+		ranks := ranksOf(in, pin)
+		l := limitAt(slices.Max(ranks))
+		t := ScalingTable{Group: g, Cache: cache, Ranks: ranks, Limit: l.Best.Median, LimitProbe: l.BestProbe}
 		for _, mode := range modesOf(in) {
 			s := Series{Name: mode}
 			for _, n := range t.Ranks {
 				s.Cells = append(s.Cells, medianOf(filter(in, func(r Result) bool { return r.Mode == mode && r.Ranks == n }),
 					func(r Result) float64 { return r.MBPerS }))
 			}
-			s.flagCells(l)
+			s.flagCells(t.Ranks, limitAt)
 			t.Series = append(t.Series, s)
 		}
 		for _, name := range peerNames(pin) {
@@ -63,12 +67,24 @@ func buildScaling(g Group, rs []Result, peers []Peer, lim []LimitRow) []ScalingT
 				s.Cells = append(s.Cells, medianOf(filter(pin, func(p Peer) bool { return p.Peer == name && p.Ranks == n }),
 					func(p Peer) float64 { return p.MBPerS }))
 			}
-			s.flagCells(l)
+			s.flagCells(t.Ranks, limitAt)
 			t.Series = append(t.Series, s)
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// nodesAt returns the nodes the results of ranks ranks ran on, 0 if none
+// did.
+func nodesAt(rs []Result, ranks int) int {
+	n := 0
+	for _, r := range rs {
+		if r.Ranks == ranks {
+			n = max(n, r.Nodes)
+		}
+	}
+	return n
 }
 
 // ranksOf returns every rank count measured by results or peers, ascending.

@@ -59,10 +59,10 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 	var out []StudyTable
 	for _, cache := range cachesOf(at) {
 		in := filter(at, func(r Result) bool { return r.Cache == cache })
-		l := limitFor(lim, g.Storage, cache)
+		nodes := slices.Max(distinct(in, func(r Result) int { return r.Nodes }))
+		l := limitFor(lim, g.Storage, cache, nodes)
 		t := StudyTable{
-			Group: g, Cache: cache, Ranks: n,
-			Nodes: slices.Max(distinct(in, func(r Result) int { return r.Nodes })),
+			Group: g, Cache: cache, Ranks: n, Nodes: nodes,
 			Limit: l.Best.Median, LimitProbe: l.BestProbe,
 		}
 		var base float64

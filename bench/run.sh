@@ -20,6 +20,9 @@
 #            PyTorch process, cold, equal work                       ~12 min
 #   stagger  the stagger study: 2, 4, 8 emulated hosts, coal vs default
 #            with stagger 1, 2, 4                                     ~4 min
+#   pagerpc  8 emulated hosts as a Lustre client before 2.14 reads an
+#            mmap: every page fault a request of its own (flash-like
+#            servers); lmdb and default, Caffe-style, PyTorch DDP     ~5 min
 #   shuffle  3 epochs, 4 virtual nodes x 2, cold start, 5 rounds: none
 #            (and lmdb), local, chunk, global with locality on and off,
 #            PyTorch with shuffle; on the DB in key order and a copy in
@@ -62,9 +65,9 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(all)
 for p in "${parts[@]}"; do
 	case $p in
-	local | pfs | python | hosts | stagger | shuffle | amp | hdf5 | model | report) ;;
-	all) parts=(local pfs python hosts stagger shuffle amp hdf5 model report) && break ;;
-	*) echo "bench/run.sh: unknown part $p: want local, pfs, python, hosts, stagger, shuffle, amp, hdf5, model, report or all" >&2; exit 2 ;;
+	local | pfs | python | hosts | stagger | pagerpc | shuffle | amp | hdf5 | model | report) ;;
+	all) parts=(local pfs python hosts stagger pagerpc shuffle amp hdf5 model report) && break ;;
+	*) echo "bench/run.sh: unknown part $p: want local, pfs, python, hosts, stagger, pagerpc, shuffle, amp, hdf5, model, report or all" >&2; exit 2 ;;
 	esac
 done
 
@@ -260,6 +263,24 @@ part_stagger() {
 	done
 }
 
+# part_pagerpc: the hosts part's largest count of hosts, with the mounts'
+# readahead at one page: a Lustre client before 2.14 sent an mmap reader's
+# page faults as RPCs of one page (LU-13669: 95% of them), so every fault of
+# a Caffe-style or PyTorch reader (both read LMDB through liblmdb's mmap) is
+# a request of its own; the servers flash-like (0.2 ms a request, 16 at
+# once each), so that a fault's wait stays near the 0.5 ms measured there
+# on flash. lmdbio's node readers read with O_DIRECT, in large requests.
+part_pagerpc() {
+	dataset
+	local h=${hosts_list[-1]}
+	local pfs_opts='--latency 500us --bandwidth 1GB/s --readahead 4KiB --servers 4 --server-latency 200us --server-threads 16'
+	{
+		machine "pagerpc-$h"
+		on_hosts "$h" pagerpc --modes lmdb,default --page-cache cold --consumer touch --limit-probes "$pfs_probes" \
+			--peers caffe,torch-ddp "$pfs_mnt/$(basename "$data")"
+	} >"$out/pagerpc-$h.jsonl"
+}
+
 # random_dataset writes (or keeps) a copy of the reference LMDB's records
 # in random key order, and its index.
 random=$dir/$(basename "$data")-random
@@ -404,6 +425,7 @@ part_report() {
 		local | resnet50) label=local ;;
 		pfsemu) label=pfsemu ;;
 		hosts-*) label=hosts ;;
+		pagerpc-*) label=pagerpc ;;
 		stagger-*) label=stagger ;;
 		esac
 		ins+=(-in "$f:$label")

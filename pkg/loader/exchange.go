@@ -241,8 +241,9 @@ const exchangeTag = 0x5845 // "XE"
 // pieceSize is the largest message of an exchange among nodes node
 // readers: a node's part for a peer goes in messages of at most a piece,
 // cut alike on both ends (see cutter), and each message that arrives tells
-// poll that the exchange is moving. 1 MiB, or less where the inbox's buffers, one or more for every
-// peer, would take more than inboxBytes; never below minPiece.
+// poll that the exchange is moving. 1 MiB, or less where the inbox's
+// buffers, one or more for every peer, would take more than inboxBytes;
+// never below minPiece.
 func pieceSize(nodes int) int {
 	return max(minPiece, min(maxPiece, inboxBytes/max(1, nodes-1))&^(minPiece-1))
 }

@@ -12,7 +12,9 @@ import (
 // MPI's boxed notices about a rank that exited with status 1 or 2 (lmdbio's
 // statuses, whose ranks say why in one line that the boxes, a dozen lines,
 // buried), and the notice that the job was aborted for a non-zero exit,
-// which the status of lmdbio run says. A box is the lines from one of Open
+// which the status of lmdbio run says, and its "Forwarding signal N to job"
+// (lmdbio run passes signals on itself, and mpirun says it also when it
+// wakes its own ranks to end them). A box is the lines from one of Open
 // MPI's rules to the next; other boxes pass unchanged, and so does
 // everything held back when the stream ends.
 type bannerFilter struct {
@@ -60,7 +62,7 @@ func (f *bannerFilter) take(p []byte) error {
 		}
 		f.box = nil
 	}
-	if f.passing || f.box == nil && !mayBeRule(f.partial) {
+	if f.passing || f.box == nil && !mayBeRule(f.partial) && !mayBeForwarding(f.partial) {
 		_, err := f.out.Write(f.partial)
 		f.partial, f.passing = f.partial[:0], !whole
 		return err
@@ -87,6 +89,8 @@ func (f *bannerFilter) line(l string) error {
 	switch {
 	case f.box == nil && isRule(l):
 		f.box = []string{l}
+		return nil
+	case f.box == nil && forwarding.MatchString(l):
 		return nil
 	case f.box == nil:
 		return f.write(l)
@@ -137,4 +141,22 @@ func isRule(l string) bool { return strings.TrimRight(l, " \r") == openMPIRule }
 func mayBeRule(b []byte) bool {
 	s := strings.TrimRight(string(b), " \r\n")
 	return len(s) <= len(openMPIRule) && strings.Trim(s, "-") == ""
+}
+
+// forwarding is mpirun's line for a signal it passes on to the ranks.
+var forwarding = regexp.MustCompile(`^(mpirun|orterun|mpiexec)[\w.-]*: Forwarding signal \d+ to job\s*$`)
+
+// mayBeForwarding reports whether a line read so far may still turn out
+// mpirun's forwarding line: it starts as the launcher's name does.
+func mayBeForwarding(b []byte) bool {
+	if len(b) > 96 {
+		return false
+	}
+	s := string(b)
+	for _, name := range []string{"mpirun", "orterun", "mpiexec"} {
+		if strings.HasPrefix(s, name) || strings.HasPrefix(name, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,10 +21,10 @@ the job to be terminated. The first process to do so was:
 --------------------------------------------------------------------------
 `
 
-// TestBannerFilter: the notices of an exit with status 1 or 2 go, in
-// whatever pieces the stream arrives; the notice of another status, other
-// boxes and lines pass unchanged, and what is held back comes out when the
-// stream ends.
+// TestBannerFilter: the notices of an exit with status 1 or 2 go, and
+// mpirun's lines for the signals it passes on, in whatever pieces the
+// stream arrives; the notice of another status, other boxes and lines pass
+// unchanged, and what is held back comes out when the stream ends.
 func TestBannerFilter(t *testing.T) {
 	rule := strings.Repeat("-", 74)
 	other := rule + "\nmpirun was unable to launch the specified application\n" + rule + "\n"
@@ -36,6 +36,10 @@ func TestBannerFilter(t *testing.T) {
 		{"status 3", three, three},
 		{"other box", other, other},
 		{"no box", "step 1\nstep 2\n", "step 1\nstep 2\n"},
+		{"forwarding", "lmdbio: MPI did not finish starting\nmpirun.openmpi: Forwarding signal 18 to job\norterun: Forwarding signal 10 to job\n",
+			"lmdbio: MPI did not finish starting\n"},
+		{"mpirun's other lines", "mpirun: Forwarding signals to nobody\nmpi\nmpirun.openmpi: Forwarding signal 18 to job, then more\n",
+			"mpirun: Forwarding signals to nobody\nmpi\nmpirun.openmpi: Forwarding signal 18 to job, then more\n"},
 		{"cut short", "a\n" + rule + "\nheld\nlast", "a\n" + rule + "\nheld\nlast\n"},
 	} {
 		for _, piece := range []int{1, 7, len(c.in)} {

@@ -162,22 +162,17 @@ func fastestPerRound(ls []Limit) ([]float64, string) {
 // several clients together read faster than one); hosts 0, or a storage
 // probed on one count only, takes the first. Zero if none.
 func limitFor(ls []LimitRow, storage, cache string, hosts int) LimitRow {
-	var first LimitRow
-	n := 0
+	var rows []LimitRow
 	for _, l := range ls {
-		if l.Storage != storage || l.Cache != cache {
-			continue
+		if l.Storage == storage && l.Cache == cache {
+			if l.Hosts == max(hosts, 1) {
+				return l
+			}
+			rows = append(rows, l)
 		}
-		if l.Hosts == max(hosts, 1) {
-			return l
-		}
-		if n == 0 {
-			first = l
-		}
-		n++
 	}
-	if n > 0 && (hosts <= 0 || n == 1) {
-		return first
+	if len(rows) == 1 || len(rows) > 0 && hosts <= 0 {
+		return rows[0]
 	}
 	return LimitRow{Storage: storage, Cache: cache}
 }

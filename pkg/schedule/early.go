@@ -59,37 +59,39 @@ func (l *Layout) Early(fill *assign.Epoch, wins []Window, nexts []*assign.Epoch,
 	loaded := l.firstWindows(fill, wins)
 	left := append([]int64(nil), room...)
 	gets := map[[2]int32]bool{} // (receiver, position) pairs already going early
+	// goes says whether position p, for node d, crosses early, and adds it
+	// to an early exchange the first time d gets it.
+	goes := func(p int32, d int, repeated []bool) bool {
+		s, b := l.producer(p, d), l.PosBlock[p]
+		if s == d || !l.BlockCached[b] || loaded[b] < 0 || repeated[p] {
+			return false
+		}
+		key := [2]int32{int32(d), p}
+		if gets[key] {
+			return true
+		}
+		if left[d] < l.PosBytes[p] {
+			return false
+		}
+		left[d] -= l.PosBytes[p]
+		gets[key] = true
+		w := min(loaded[b]+1, k-1)
+		x.Busy[w] = true
+		switch node {
+		case s:
+			x.Send[w][d] = append(x.Send[w][d], p)
+		case d:
+			x.Recv[w][s] = append(x.Recv[w][s], p)
+		}
+		return true
+	}
 	for i, next := range nexts {
 		repeated := repeats(next, len(l.PosBlock))
-		for r := range next.Rounds() {
-			for d := range next.Nodes() {
-				for local := range next.NodeSize(d) {
-					for _, p := range next.Batch(d, local, r) {
-						s, b := l.producer(p, d), l.PosBlock[p]
-						if s == d || !l.BlockCached[b] || loaded[b] < 0 || repeated[p] {
-							continue
-						}
-						key := [2]int32{int32(d), p}
-						if !gets[key] {
-							if left[d] < l.PosBytes[p] {
-								continue
-							}
-							left[d] -= l.PosBytes[p]
-							gets[key] = true
-							w := min(loaded[b]+1, k-1)
-							x.Busy[w] = true
-							switch node {
-							case s:
-								x.Send[w][d] = append(x.Send[w][d], p)
-							case d:
-								x.Recv[w][s] = append(x.Recv[w][s], p)
-							}
-						}
-						x.early[i][p] = true
-					}
-				}
+		deliveries(next, 0, next.Rounds(), func(p int32, d int) {
+			if goes(p, d, repeated) {
+				x.early[i][p] = true
 			}
-		}
+		})
 	}
 	for w := range k {
 		for n := range l.Nodes {

@@ -18,27 +18,21 @@ type Work struct {
 func (l *Layout) Work(e *assign.Epoch, w Window, node int) Work {
 	wk := Work{Send: make([][]int32, l.Nodes), Recv: make([][]int32, l.Nodes)}
 	seen := map[int32]bool{}
-	for r := w.First; r < w.End; r++ {
-		for d := range e.Nodes() {
-			for local := range e.NodeSize(d) {
-				for _, p := range e.Batch(d, local, r) {
-					b := l.PosBlock[p]
-					s := l.producer(p, d)
-					if s == node && !seen[b] {
-						seen[b] = true
-						wk.Blocks = append(wk.Blocks, b)
-					}
-					switch {
-					case s == d:
-					case s == node:
-						wk.Send[d] = append(wk.Send[d], p)
-					case d == node:
-						wk.Recv[s] = append(wk.Recv[s], p)
-					}
-				}
-			}
+	deliveries(e, w.First, w.End, func(p int32, d int) {
+		b := l.PosBlock[p]
+		s := l.producer(p, d)
+		if s == node && !seen[b] {
+			seen[b] = true
+			wk.Blocks = append(wk.Blocks, b)
 		}
-	}
+		switch {
+		case s == d:
+		case s == node:
+			wk.Send[d] = append(wk.Send[d], p)
+		case d == node:
+			wk.Recv[s] = append(wk.Recv[s], p)
+		}
+	})
 	return wk
 }
 
@@ -57,4 +51,19 @@ func (l *Layout) Crosses(e *assign.Epoch, w Window) bool {
 		}
 	}
 	return false
+}
+
+// deliveries calls f for every position of rounds [first, end) of e and the
+// node whose learner gets it, round by round, node by node, learner by
+// learner.
+func deliveries(e *assign.Epoch, first, end int, f func(p int32, d int)) {
+	for r := first; r < end; r++ {
+		for d := range e.Nodes() {
+			for local := range e.NodeSize(d) {
+				for _, p := range e.Batch(d, local, r) {
+					f(p, d)
+				}
+			}
+		}
+	}
 }

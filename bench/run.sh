@@ -8,7 +8,8 @@
 # Parts (times are estimates for the full size on a 2-core machine):
 #   local    local disk, 4 and 8 learners on one node, cold and warm: every
 #            stacked mode (default vs lmdb), the peers (PyTorch readahead on
-#            and off, Caffe-style); the ResNet-50 AU search          ~10 min
+#            and off, Caffe-style); default and lmdb alone, cold, 20
+#            rounds, paired by round; the ResNet-50 AU search        ~14 min
 #   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold
 #                                                                    ~3 min
 #   python   the Python binding in a PyTorch loop vs the Go learners and
@@ -73,6 +74,7 @@ done
 
 smoke=${BENCH_SMOKE:-}
 rounds=${BENCH_ROUNDS:-3}
+pair_rounds=20
 slots=${BENCH_SLOTS:-4}
 data=${BENCH_DATA:-/var/tmp/lmdbio-bench/imagenet20k}
 records=20000 size=110KiB,20KiB
@@ -81,7 +83,7 @@ hosts_list=(1 2 4 8) stagger_hosts=(2 4 8)
 if [ -n "$smoke" ]; then
 	data=${BENCH_DATA:-/var/tmp/lmdbio-bench-smoke/db}
 	out=${out:-/tmp/lmdbio-bench-smoke}
-	rounds=1 slots=${BENCH_SLOTS:-1}
+	rounds=1 pair_rounds=2 slots=${BENCH_SLOTS:-1}
 	records=2000 size=4KiB,1KiB # more records than one global batch of 8 learners
 	h5records=400 h5size=3x32x32 h5chunk=8
 fi
@@ -181,6 +183,14 @@ part_local() {
 		machine local
 		bench 8 --ranks 4,8 --peers torch-readahead,torch-noreadahead,caffe "$data"
 	} >"$out/local.jsonl"
+	# Cold, this disk swings up to twofold from one round to the next, more
+	# than default and lmdb differ: the two alone, interleaved over many
+	# rounds, and the ratio paired by round with its 95% interval decides.
+	{
+		machine local-pairs
+		"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
+			--page-cache cold --consumer touch --limit-probes buffered:8x2:4MiB,buffered:4x2:4MiB,direct:1x1:16MiB "$data"
+	} >"$out/local-pairs.jsonl"
 	# Emulated accelerators sleep through their compute, so 24 of them fit
 	# on a small machine; one round, one cold epoch (later epochs would come
 	# from the page cache: the dataset is smaller than this machine's memory).

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
 )
 
 // missing is shown where a cell was not measured.
@@ -64,6 +66,16 @@ func fmtRatio(v float64) string {
 		return fmt.Sprintf("%.1f×", v)
 	}
 	return fmt.Sprintf("%.2f×", v)
+}
+
+// fmtPaired formats a paired ratio with its 95% interval; a dash for
+// fewer than two pairs, where there is no interval.
+func fmtPaired(p stats.Paired) string {
+	if p.N < 2 {
+		return missing
+	}
+	bound := func(v float64) string { return strings.TrimSuffix(fmtRatio(v), "×") }
+	return fmt.Sprintf("%s [%s, %s]", fmtRatio(p.GeoMean), bound(p.Low), bound(p.High))
 }
 
 // fmtPercent formats a fraction in [0, 1] as a percentage.

@@ -77,6 +77,8 @@ func StorageName(s string) string {
 		return ""
 	case "local":
 		return "local disk"
+	case "local-pairs":
+		return "local disk, paired rounds"
 	case "pfsemu":
 		return "emulated PFS"
 	}

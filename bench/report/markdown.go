@@ -94,12 +94,13 @@ func writeStudies(w io.Writer, ts []StudyTable) {
 	for _, s := range ts {
 		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, plural(s.Ranks, "rank")+" on "+plural(s.Nodes, "node")))
 		t := table{
-			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "start-up s", "× lmdb", "× limit"},
-			right:  []bool{false, true, true, true, true, true, true, true},
+			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "start-up s", "× lmdb", "× lmdb paired", "× limit"},
+			right:  []bool{false, true, true, true, true, true, true, true, true},
 		}
 		for _, r := range s.Rows {
 			t.rows = append(t.rows, []string{"`" + r.Mode + "`", flagged(fmtMedian(r.MBPerS), r.AboveLimit), fmtSpread(r.MBPerS),
-				fmt.Sprint(r.MBPerS.N), fmtRate(r.SamplesPerS), fmtSeconds(r.Startup), fmtRatio(r.VsBaseline), fmtRatio(r.VsLimit)})
+				fmt.Sprint(r.MBPerS.N), fmtRate(r.SamplesPerS), fmtSeconds(r.Startup), fmtRatio(r.VsBaseline),
+				fmtPaired(r.VsBaselinePaired), fmtRatio(r.VsLimit)})
 		}
 		t.write(w)
 		if s.Limit > 0 {
@@ -131,14 +132,14 @@ func writePeers(w io.Writer, ps []PeerTable) {
 		}
 		t := table{
 			header: []string{"cache", "peer", "ranks", "peer MB/s", "spread", "n", "default MB/s", "spread", "n",
-				"start-up s peer / default", "default / peer"},
-			right: []bool{false, false, true, true, true, true, true, true, true, true, true},
+				"start-up s peer / default", "default / peer", "paired"},
+			right: []bool{false, false, true, true, true, true, true, true, true, true, true, true},
 		}
 		for _, r := range p.Rows {
 			t.rows = append(t.rows, []string{r.Cache, r.Peer, fmt.Sprint(r.Ranks),
 				flagged(fmtMedian(r.PeerMB), r.PeerAbove), fmtSpread(r.PeerMB), fmt.Sprint(r.PeerMB.N),
 				flagged(fmtMedian(r.Default), r.DefaultAbove), fmtSpread(r.Default), fmt.Sprint(r.Default.N),
-				fmtSeconds(r.PeerStartup) + " / " + fmtSeconds(r.DefaultStartup), fmtRatio(r.Ratio)})
+				fmtSeconds(r.PeerStartup) + " / " + fmtSeconds(r.DefaultStartup), fmtRatio(r.Ratio), fmtPaired(r.RatioPaired)})
 		}
 		t.write(w)
 	}

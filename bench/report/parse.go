@@ -44,7 +44,7 @@ func Parse(r io.Reader, name, label string, ds *Dataset) error {
 		if len(b) == 0 {
 			continue
 		}
-		if err := parseLine(b, label, ds); err != nil {
+		if err := parseLine(b, name, label, ds); err != nil {
 			return &LineError{File: name, Line: line, Err: err}
 		}
 	}
@@ -57,8 +57,9 @@ func Parse(r io.Reader, name, label string, ds *Dataset) error {
 	return nil
 }
 
-// parseLine decodes one non-blank line and appends what it holds to ds.
-func parseLine(b []byte, label string, ds *Dataset) error {
+// parseLine decodes one non-blank line of input name and appends what it
+// holds to ds.
+func parseLine(b []byte, name, label string, ds *Dataset) error {
 	if b[0] != '{' {
 		return errors.New("not a JSON object")
 	}
@@ -87,6 +88,7 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 			r.Mode = r.Contender
 		}
 		setLabel(&r.Storage, label)
+		r.Run = name
 		ds.Results = append(ds.Results, r)
 	case "limit":
 		var l Limit
@@ -130,6 +132,7 @@ func parseLine(b []byte, label string, ds *Dataset) error {
 				"(their MB/s were timed over the epoch loop alone, without start-up)")
 		}
 		setLabel(&p.Storage, label)
+		p.Run = name
 		ds.Peers = append(ds.Peers, p)
 	case "au-search":
 		var a AUSearch

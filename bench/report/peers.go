@@ -2,6 +2,8 @@ package main
 
 import (
 	"sort"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
 )
 
 // PeerTable puts the peers measured on one storage with one consumer beside
@@ -27,8 +29,9 @@ type PeerRow struct {
 	Default        Summary
 	PeerStartup    float64 // medians over rounds, seconds from the start of the window
 	DefaultStartup float64
-	Ratio          float64 // default median over peer median; 0 if unknown
-	PeerAbove      bool    // above the storage's limit by more than the noise band
+	Ratio          float64      // default median over peer median; 0 if unknown
+	RatioPaired    stats.Paired // the same, paired by round
+	PeerAbove      bool         // above the storage's limit by more than the noise band
 	DefaultAbove   bool
 }
 
@@ -74,6 +77,7 @@ func buildPeers(ps []Peer, byGroup map[Group][]Result, lim []LimitRow) []PeerTab
 				DefaultStartup: medianOf(theirs, func(r Result) float64 { return r.StartupS }).Median,
 			}
 			row.Ratio = ratio(row.Default.Median, row.PeerMB.Median)
+			row.RatioPaired = paired(byRound(theirs), byRound(mine))
 			row.PeerAbove, row.DefaultAbove = aboveLimit(row.PeerMB, l), aboveLimit(row.Default, l)
 			t.Rows = append(t.Rows, row)
 		}

@@ -40,6 +40,9 @@ type Result struct {
 	// Synthetic marks lines made by a model from known parameters, never
 	// measured: the report refuses them.
 	Synthetic bool `json:"synthetic"`
+	// Run is the input the line came from: with Round, which contenders
+	// were measured side by side.
+	Run string `json:"-"`
 }
 
 // IsWorkload reports whether r ran an emulated accelerator workload, whose
@@ -81,6 +84,7 @@ type Peer struct {
 	FirstBatchMax   float64 `json:"first_batch_s_max"`
 	StartupMax      float64 `json:"startup_s_max"`
 	Digest          string  `json:"digest"`
+	Run             string  `json:"-"` // as Result.Run
 }
 
 // AUSearch is one "au-search" line: the largest number of emulated

@@ -315,3 +315,34 @@ func TestPeersUseFullStackWhenNoDefault(t *testing.T) {
 		t.Errorf("peers = %+v", p)
 	}
 }
+
+// TestStudyPairedByRunAndRound: the paired ratio matches a mode with the
+// baseline of the same round of the same run, never across runs (two runs
+// both have a round 1), and leaves out rounds without the baseline.
+func TestStudyPairedByRunAndRound(t *testing.T) {
+	at := func(run string, round int, mode string, mbps float64) Result {
+		r := res("local", "touch", "cold", mode, 8, mbps)
+		r.Run, r.Round = run, round
+		return r
+	}
+	ds := &Dataset{Results: []Result{
+		at("a", 1, "lmdb", 1000), at("a", 1, "default", 900),
+		at("a", 2, "lmdb", 2000), at("a", 2, "default", 1800),
+		at("b", 1, "lmdb", 1500), at("b", 1, "default", 1350),
+		at("b", 2, "default", 100), // no lmdb in this round: unpaired
+	}}
+	rep := Build(ds, Options{})
+	if len(rep.Studies) != 1 {
+		t.Fatalf("studies %+v", rep.Studies)
+	}
+	for _, r := range rep.Studies[0].Rows {
+		if r.Mode != "default" {
+			continue
+		}
+		if p := r.VsBaselinePaired; p.N != 3 || !near(p.GeoMean, 0.9) || !near(p.Low, 0.9) || !near(p.High, 0.9) {
+			t.Errorf("default paired with lmdb: %+v, want 3 pairs of 0.9", p)
+		}
+		return
+	}
+	t.Fatal("no default row")
+}

@@ -1,6 +1,12 @@
 package main
 
-import "github.com/lmdbio/lmdbio/pkg/bench/stats"
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+)
 
 // Summary describes the values measured for one cell over its rounds: the
 // median and the min–max spread, as lmdbio bench computes them. The zero
@@ -22,6 +28,45 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// runRound is one round of one run: what was measured side by side.
+type runRound struct {
+	run   string
+	round int
+}
+
+// paired is the ratio of a's MB/s to b's over the rounds that measured both
+// (stats.Paired); a and b each hold at most one measurement per round.
+func paired(a, b map[runRound]float64) stats.Paired {
+	keys := slices.SortedFunc(maps.Keys(a), func(x, y runRound) int {
+		return cmp.Or(cmp.Compare(x.run, y.run), cmp.Compare(x.round, y.round))
+	})
+	var x, y []float64
+	for _, k := range keys {
+		if v, ok := b[k]; ok {
+			x, y = append(x, a[k]), append(y, v)
+		}
+	}
+	return stats.PairedRatio(x, y)
+}
+
+// measuredInRound is a result or a peer line: MB/s measured in one round.
+type measuredInRound interface {
+	measured() (runRound, float64)
+}
+
+func (r Result) measured() (runRound, float64) { return runRound{r.Run, r.Round}, r.MBPerS }
+func (p Peer) measured() (runRound, float64)   { return runRound{p.Run, p.Round}, p.MBPerS }
+
+// byRound keys the MB/s of xs by their round.
+func byRound[T measuredInRound](xs []T) map[runRound]float64 {
+	m := make(map[runRound]float64, len(xs))
+	for _, x := range xs {
+		k, v := x.measured()
+		m[k] = v
+	}
+	return m
 }
 
 // medianOf summarises f over rs.

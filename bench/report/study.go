@@ -1,6 +1,10 @@
 package main
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+)
 
 // StudyTable is LMDBIO's stacked-optimisation study for one group and cache
 // state at one rank count: each row adds one optimisation.
@@ -24,8 +28,10 @@ type StudyRow struct {
 	MBPerS      Summary
 	SamplesPerS float64 // median over rounds
 	VsBaseline  float64 // median MB/s over the lmdb mode's; 0 if unknown
-	VsLimit     float64 // median MB/s over the limit; 0 if unknown
-	Startup     float64 // median over rounds of the slowest learner's start-up
+	// VsBaselinePaired is the same, paired by round (stats.Paired).
+	VsBaselinePaired stats.Paired
+	VsLimit          float64 // median MB/s over the limit; 0 if unknown
+	Startup          float64 // median over rounds of the slowest learner's start-up
 	// AboveLimit: the median exceeds the limit by more than the noise band.
 	AboveLimit bool
 }
@@ -66,6 +72,7 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 			Limit: l.Best.Median, LimitProbe: l.BestProbe,
 		}
 		var base float64
+		baseRounds := byRound(filter(in, func(r Result) bool { return r.Mode == BaselineMode }))
 		for _, mode := range modesOf(in) {
 			m := filter(in, func(r Result) bool { return r.Mode == mode })
 			row := StudyRow{
@@ -75,6 +82,9 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 				Startup:     medianOf(m, func(r Result) float64 { return r.StartupS }).Median,
 			}
 			row.AboveLimit = aboveLimit(row.MBPerS, l)
+			if mode != BaselineMode {
+				row.VsBaselinePaired = paired(byRound(m), baseRounds)
+			}
 			if mode == BaselineMode {
 				base = row.MBPerS.Median
 			}

@@ -130,6 +130,7 @@ type benchSeries struct {
 	ranks       int
 	cache       string
 	nodes       int
+	rounds      []int // the round of each measurement
 	mbps, sps   []float64
 	frac, first []float64
 	stall, au   []float64
@@ -163,14 +164,14 @@ func (o *benchOutput) series() []*benchSeries {
 	}
 	for _, r := range o.results {
 		s := find("mode", r.Contender, r.Consumer, r.Ranks, r.Cache)
-		s.nodes = r.Nodes
+		s.nodes, s.rounds = r.Nodes, append(s.rounds, r.Round)
 		s.mbps, s.sps, s.frac = append(s.mbps, r.MBPerS), append(s.sps, r.SamplesPerS), append(s.frac, r.FractionOfLimit)
 		s.first, s.stall, s.au = append(s.first, r.FirstBatchMax), append(s.stall, r.StallS), append(s.au, r.AUMin)
 		s.startup = append(s.startup, r.StartupS)
 	}
 	for _, p := range o.peers {
 		s := find("peer", p.Peer, p.Consumer, p.Ranks, p.Cache)
-		s.nodes = p.Nodes
+		s.nodes, s.rounds = p.Nodes, append(s.rounds, p.Round)
 		s.mbps, s.sps, s.frac = append(s.mbps, p.MBPerS), append(s.sps, p.SamplesPerS), append(s.frac, p.FractionOfLimit)
 		s.first, s.startup = append(s.first, p.FirstBatchMax), append(s.startup, p.StartupMax)
 	}
@@ -294,9 +295,11 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 			switch {
 			case other.kind == "mode" && other.name == baseline && other.ranks == s.ranks,
 				other.kind == "peer" && (other.ranks == s.ranks || !benchPeerPerRank(other.name)):
+				pr := pairedByRound(s, other)
 				lines = append(lines, bench.Ratio{Type: bench.TypeRatio, Name: best + "/" + other.name, Of: best,
 					To: other.name, Ranks: s.ranks, Cache: s.cache, Consumer: s.consumer,
-					Ratio: bench.Quotient(top, stats.Median(other.mbps))})
+					Ratio: bench.Quotient(top, stats.Median(other.mbps)),
+					Pairs: pr.N, Paired: nan0(pr.GeoMean), PairedLow: nan0(pr.Low), PairedHigh: nan0(pr.High)})
 			}
 		}
 		if f := median0(s.frac); f > 0 {
@@ -315,8 +318,28 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 			o.emit(l)
 			continue
 		}
-		fmt.Fprintf(o.w, "  %-40s %-6s %3d ranks %-4s %7.2f×\n", l.Of+" / "+l.To, l.Consumer, l.Ranks, l.Cache, l.Ratio)
+		fmt.Fprintf(o.w, "  %-40s %-6s %3d ranks %-4s %7.2f×", l.Of+" / "+l.To, l.Consumer, l.Ranks, l.Cache, l.Ratio)
+		if l.Pairs >= 2 {
+			fmt.Fprintf(o.w, "  paired %.2f× [%.2f, %.2f] over %d rounds", l.Paired, l.PairedLow, l.PairedHigh, l.Pairs)
+		}
+		fmt.Fprintln(o.w)
 	}
+}
+
+// pairedByRound is the ratio of a's MB/s to b's, paired by round (see
+// stats.Paired): both ran in every round that measured both.
+func pairedByRound(a, b *benchSeries) stats.Paired {
+	of := make(map[int]float64, len(b.rounds))
+	for i, r := range b.rounds {
+		of[r] = b.mbps[i]
+	}
+	var x, y []float64
+	for i, r := range a.rounds {
+		if v, ok := of[r]; ok {
+			x, y = append(x, a.mbps[i]), append(y, v)
+		}
+	}
+	return stats.PairedRatio(x, y)
 }
 
 // auSearch reports, per mode and cache state, the most emulated

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -149,5 +151,50 @@ func TestParseConsumersAndProbes(t *testing.T) {
 		if _, err := parseProbes(bad); exitCode(err) != exitUsage {
 			t.Errorf("parseProbes(%q): %v, want a usage error", bad, err)
 		}
+	}
+}
+
+// TestBenchRatiosPaired: a ratio line carries, beside the ratio of medians,
+// the per-round ratios' geometric mean and interval, paired by round: the
+// storage swings twofold between rounds and the default mode reads 0.9 of
+// lmdb's rate in each, which only the paired figure shows; a peer missing
+// from a round pairs over the others.
+func TestBenchRatiosPaired(t *testing.T) {
+	modes, err := parseBenchModes("lmdb,default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range modes {
+		modes[i].label = modes[i].name
+	}
+	var out strings.Builder
+	o := newBenchOutput(&out, benchConfig{modes: modes, json: true})
+	rate := []float64{1000, 2000, 1300}
+	for round, r := range rate {
+		for _, c := range []struct {
+			name string
+			mbps float64
+		}{{"lmdb", r}, {"default", 0.9 * r}} {
+			o.results = append(o.results, bench.Result{Round: round + 1, Contender: c.name, Ranks: 4, Cache: "cold", Consumer: "touch", MBPerS: c.mbps})
+		}
+		if round != 1 {
+			o.peers = append(o.peers, bench.Peer{Round: round + 1, Peer: "caffe", Ranks: 4, Cache: "cold", Consumer: "touch", MBPerS: r / 2})
+		}
+	}
+	o.ratios(o.series())
+	got := map[string]bench.Ratio{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r bench.Ratio
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got[r.Name] = r
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if r := got["default/lmdb"]; r.Pairs != 3 || !near(r.Paired, 0.9) || !near(r.PairedLow, 0.9) || !near(r.PairedHigh, 0.9) || !near(r.Ratio, 1170.0/1300) {
+		t.Errorf("default/lmdb: %+v", r)
+	}
+	if r := got["default/caffe"]; r.Pairs != 2 || !near(r.Paired, 1.8) || !near(r.Ratio, 1170.0/575) {
+		t.Errorf("default/caffe: %+v", r)
 	}
 }

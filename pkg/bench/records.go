@@ -224,7 +224,14 @@ type Ratio struct {
 	Ranks    int     `json:"ranks"`
 	Cache    string  `json:"cache"`
 	Consumer string  `json:"consumer"`
-	Ratio    float64 `json:"ratio"`
+	Ratio    float64 `json:"ratio"` // of the medians over rounds
+	// Pairs rounds measured both; Paired is the geometric mean of their
+	// per-round ratios, PairedLow and PairedHigh its 95% interval (see
+	// stats.Paired).
+	Pairs      int     `json:"pairs,omitempty"`
+	Paired     float64 `json:"paired,omitempty"`
+	PairedLow  float64 `json:"paired_low,omitempty"`
+	PairedHigh float64 `json:"paired_high,omitempty"`
 }
 
 // FormatDigest prints a digest sum as lmdbio digest does: 16 hex digits.

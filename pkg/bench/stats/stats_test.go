@@ -79,3 +79,44 @@ func TestAboveLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	// Rounds that swing twofold, with a the same 0.9 of b in each: the
+	// ratio of medians would mix the swing in, the paired ratio does not.
+	p := PairedRatio([]float64{900, 1800, 990, 1350}, []float64{1000, 2000, 1100, 1500})
+	if p.N != 4 || math.Abs(p.GeoMean-0.9) > 1e-12 || math.Abs(p.Low-0.9) > 1e-12 || math.Abs(p.High-0.9) > 1e-12 {
+		t.Errorf("constant 0.9: %+v", p)
+	}
+	if !p.Excludes(1) || p.Excludes(0.9) {
+		t.Errorf("constant 0.9: Excludes(1) %v, Excludes(0.9) %v", p.Excludes(1), p.Excludes(0.9))
+	}
+	// Log ratios ±l: geometric mean 1, standard error l, half-width t(1)·l.
+	l := math.Log(1.1)
+	p = PairedRatio([]float64{110, 100}, []float64{100, 110})
+	half := 12.706 * l
+	if math.Abs(p.GeoMean-1) > 1e-12 || math.Abs(math.Log(p.High)-half) > 1e-9 || math.Abs(math.Log(p.Low)+half) > 1e-9 {
+		t.Errorf("±10%%: %+v, want half-width %v", p, half)
+	}
+	if p.Excludes(1) {
+		t.Error("±10% in two rounds excludes 1")
+	}
+	// Pairs with a missing side are left out; one pair has no interval.
+	p = PairedRatio([]float64{0, 50, 7}, []float64{100, 100})
+	if p.N != 1 || p.GeoMean != 0.5 || p.Low != 0.5 || p.High != 0.5 || p.Excludes(1) {
+		t.Errorf("one pair: %+v", p)
+	}
+	if p = PairedRatio(nil, nil); p.N != 0 || !math.IsNaN(p.GeoMean) {
+		t.Errorf("no pairs: %+v", p)
+	}
+}
+
+func TestT975(t *testing.T) {
+	for df, want := range map[int]float64{1: 12.706, 9: 2.262, 30: 2.042, 45: 2.021, 60: 2.000, 1000: 1.960} {
+		if got := t975(df); math.Abs(got-want) > 1e-9 {
+			t.Errorf("t975(%d) = %v, want %v", df, got, want)
+		}
+	}
+	if !math.IsNaN(t975(0)) {
+		t.Error("t975(0) is not NaN")
+	}
+}

@@ -36,6 +36,7 @@ func Markdown(rep *Report) []byte {
 	}
 	writeLimits(&b, rep.Limits)
 	writeStudies(&b, rep.Studies)
+	writePairs(&b, rep.Pairs)
 	writePeers(&b, rep.Peers)
 	writeScaling(&b, rep.Scaling)
 	writeFirstBatch(&b, rep.FirstBatch)
@@ -110,6 +111,26 @@ func writeStudies(w io.Writer, ts []StudyTable) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+func writePairs(w io.Writer, rows []PairRow) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## Default ÷ `lmdb` at every rank count")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The ratio of the medians, and paired by round: the geometric mean of the per-round ratios with its")
+	fmt.Fprintln(w, "95 % interval, which cancels the machine's drift between rounds (an interval that holds 1: equal in that run).")
+	fmt.Fprintln(w)
+	t := table{
+		header: []string{"storage", "consumer", "cache", "ranks", "nodes", "ratio of medians", "paired", "pairs"},
+		right:  []bool{false, false, false, true, true, true, true, true},
+	}
+	for _, r := range rows {
+		t.rows = append(t.rows, []string{StorageName(r.Storage), orUnknown(r.Consumer), r.Cache, fmt.Sprint(r.Ranks), fmt.Sprint(r.Nodes),
+			fmtRatio(r.Ratio), fmtPaired(r.Paired), fmt.Sprint(r.Paired.N)})
+	}
+	t.write(w)
 }
 
 func writePeers(w io.Writer, ps []PeerTable) {

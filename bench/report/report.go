@@ -22,6 +22,7 @@ type Report struct {
 	Notes      []string
 	Limits     []LimitRow
 	Studies    []StudyTable
+	Pairs      []PairRow
 	Peers      []PeerTable
 	Scaling    []ScalingTable
 	FirstBatch []FirstBatchTable
@@ -65,6 +66,7 @@ func Build(ds *Dataset, opt Options) *Report {
 		peers := filter(onePeers, func(p Peer) bool { return p.Storage == g.Storage && p.Consumer == g.Consumer })
 		if len(rs) > 0 {
 			rep.Studies = append(rep.Studies, buildStudies(g, rs, lim, opt.StudyRanks)...)
+			rep.Pairs = append(rep.Pairs, buildPairs(g, rs)...)
 		}
 		rep.Scaling = append(rep.Scaling, buildScaling(g, rs, peers, lim)...)
 		rep.FirstBatch = append(rep.FirstBatch, buildFirstBatch(g, rs, peers)...)

@@ -346,3 +346,36 @@ func TestStudyPairedByRunAndRound(t *testing.T) {
 	}
 	t.Fatal("no default row")
 }
+
+// TestPairsAtEveryRankCount: the default ÷ lmdb rows cover every rank count
+// and cache state that measured both, cold first, fewer ranks first, each
+// paired within its own rounds; a rank count without lmdb has no row.
+func TestPairsAtEveryRankCount(t *testing.T) {
+	at := func(cache string, ranks, round int, mode string, mbps float64) Result {
+		r := res("local", "touch", cache, mode, ranks, mbps)
+		r.Run, r.Round = "local.jsonl", round
+		return r
+	}
+	ds := &Dataset{Results: []Result{
+		at("warm", 4, 1, "lmdb", 5000), at("warm", 4, 1, "default", 4000),
+		at("cold", 8, 1, "lmdb", 1000), at("cold", 8, 1, "default", 1100),
+		at("cold", 8, 2, "lmdb", 2000), at("cold", 8, 2, "default", 2200),
+		at("cold", 4, 1, "lmdb", 1000), at("cold", 4, 1, "default", 900),
+		at("cold", 2, 1, "default", 900), // no lmdb at 2 ranks
+	}}
+	rows := Build(ds, Options{}).Pairs
+	want := []struct {
+		cache        string
+		ranks, pairs int
+		ratio        float64
+	}{{"cold", 4, 1, 0.9}, {"cold", 8, 2, 1.1}, {"warm", 4, 1, 0.8}}
+	if len(rows) != len(want) {
+		t.Fatalf("rows %+v", rows)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Cache != w.cache || r.Ranks != w.ranks || r.Paired.N != w.pairs || !near(r.Ratio, w.ratio) || !near(r.Paired.GeoMean, w.ratio) {
+			t.Errorf("row %d = %+v, want %+v", i, r, w)
+		}
+	}
+}

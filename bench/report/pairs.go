@@ -1,0 +1,44 @@
+package main
+
+import (
+	"slices"
+
+	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+)
+
+// PairRow is the default mode against the lmdb mode at one rank count and
+// cache state of a group, at every rank count measured (the study shows
+// one): the ratio of the medians, and the ratio paired by round.
+type PairRow struct {
+	Group
+	Cache  string
+	Ranks  int
+	Nodes  int
+	Ratio  float64 // default median over lmdb median; 0 if unknown
+	Paired stats.Paired
+}
+
+// buildPairs makes g's rows, cold before warm, fewer ranks first.
+func buildPairs(g Group, rs []Result) []PairRow {
+	def := defaultModeOf(rs)
+	mbps := func(r Result) float64 { return r.MBPerS }
+	var out []PairRow
+	for _, cache := range cachesOf(rs) {
+		for _, n := range sortedInts(rs, func(r Result) int { return r.Ranks }) {
+			at := func(mode string) []Result {
+				return filter(rs, func(r Result) bool { return r.Cache == cache && r.Ranks == n && r.Mode == mode })
+			}
+			mine, base := at(def), at(BaselineMode)
+			if len(mine) == 0 || len(base) == 0 {
+				continue
+			}
+			out = append(out, PairRow{
+				Group: g, Cache: cache, Ranks: n,
+				Nodes:  slices.Max(distinct(mine, func(r Result) int { return r.Nodes })),
+				Ratio:  ratio(medianOf(mine, mbps).Median, medianOf(base, mbps).Median),
+				Paired: paired(byRound(mine), byRound(base)),
+			})
+		}
+	}
+	return out
+}

@@ -49,6 +49,16 @@ func Markdown(rep *Report) []byte {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
+// section starts a section: its heading, then its introduction, one
+// string per line.
+func section(w io.Writer, title string, intro ...string) {
+	fmt.Fprintf(w, "## %s\n\n", title)
+	for _, line := range intro {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+}
+
 // aboveMark flags a figure above the storage's limit.
 const aboveMark = "†"
 
@@ -64,12 +74,10 @@ func writeLimits(w io.Writer, ls []LimitRow) {
 	if len(ls) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Storage limit")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The data file read front to back as a tuned reader would, with every probe of the run (buffered or")
-	fmt.Fprintln(w, "O_DIRECT, STREAMS×DEPTH requests in flight, request size); the limit is each round's fastest probe.")
-	fmt.Fprintln(w, "One stream with one request at a time, as dd reads, is shown beside it.")
-	fmt.Fprintln(w)
+	section(w, "Storage limit",
+		"The data file read front to back as a tuned reader would, with every probe of the run (buffered or",
+		"O_DIRECT, STREAMS×DEPTH requests in flight, request size); the limit is each round's fastest probe.",
+		"One stream with one request at a time, as dd reads, is shown beside it.")
 	fmt.Fprintln(w, "### Every storage · no consumer (the storage alone)")
 	fmt.Fprintln(w)
 	t := table{
@@ -88,10 +96,7 @@ func writeStudies(w io.Writer, ts []StudyTable) {
 	if len(ts) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Stacked-optimisation study")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Each mode adds one optimisation to the one above it (as in LMDBIO); `default` is what users get.")
-	fmt.Fprintln(w)
+	section(w, "Stacked-optimisation study", "Each mode adds one optimisation to the one above it (as in LMDBIO); `default` is what users get.")
 	for _, s := range ts {
 		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, plural(s.Ranks, "rank")+" on "+plural(s.Nodes, "node")))
 		t := table{
@@ -117,11 +122,9 @@ func writePairs(w io.Writer, rows []PairRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Default ÷ `lmdb` at every rank count")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The ratio of the medians, and paired by round: the geometric mean of the per-round ratios with its")
-	fmt.Fprintln(w, "95 % interval, which cancels the machine's drift between rounds (an interval that holds 1: equal in that run).")
-	fmt.Fprintln(w)
+	section(w, "Default ÷ `lmdb` at every rank count",
+		"The ratio of the medians, and paired by round: the geometric mean of the per-round ratios with its",
+		"95 % interval, which cancels the machine's drift between rounds (an interval that holds 1: equal in that run).")
 	t := table{
 		header: []string{"storage", "consumer", "cache", "ranks", "nodes", "ratio of medians", "paired", "pairs"},
 		right:  []bool{false, false, false, true, true, true, true, true},
@@ -137,11 +140,9 @@ func writePeers(w io.Writer, ps []PeerTable) {
 	if len(ps) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Peers")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Loaders users run today, in the same run, on the same dataset and with the same consumer, beside")
-	fmt.Fprintln(w, "lmdbio's default mode at the same rank count. Start-up: the start of the window to the loader ready.")
-	fmt.Fprintln(w)
+	section(w, "Peers",
+		"Loaders users run today, in the same run, on the same dataset and with the same consumer, beside",
+		"lmdbio's default mode at the same rank count. Start-up: the start of the window to the loader ready.")
 	for _, p := range ps {
 		def := "default mode"
 		if p.Default != DefaultMode {
@@ -170,10 +171,7 @@ func writeScaling(w io.Writer, ts []ScalingTable) {
 	if len(ts) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Throughput vs ranks")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Median MB/s (min–max) delivered to all learners together.")
-	fmt.Fprintln(w)
+	section(w, "Throughput vs ranks", "Median MB/s (min–max) delivered to all learners together.")
 	for _, s := range ts {
 		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, ""))
 		t := table{header: []string{"mode"}, right: []bool{false}}
@@ -199,12 +197,10 @@ func writeFirstBatch(w io.Writer, ts []FirstBatchTable) {
 	if len(ts) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Time to first batch vs ranks")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "From the start of the window: slowest / median / fastest rank (medians over rounds); peers report only")
-	fmt.Fprintln(w, "the slowest rank.")
-	fmt.Fprintln(w, "The last column is slowest over fastest at the largest rank count: flat loaders stay near 1.")
-	fmt.Fprintln(w)
+	section(w, "Time to first batch vs ranks",
+		"From the start of the window: slowest / median / fastest rank (medians over rounds); peers report only",
+		"the slowest rank.",
+		"The last column is slowest over fastest at the largest rank count: flat loaders stay near 1.")
 	for _, s := range ts {
 		var all []float64
 		for _, se := range s.Series {
@@ -246,11 +242,9 @@ func writeAU(w io.Writer, rows []AURow, searches []AUSearch) {
 	if len(rows) == 0 && len(searches) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Accelerator utilisation")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "AU = emulated compute time / the loader's time (Open to the last batch) per learner (MLPerf Storage")
-	fmt.Fprintln(w, "counts an accelerator as kept busy at ≥ 90 %).")
-	fmt.Fprintln(w)
+	section(w, "Accelerator utilisation",
+		"AU = emulated compute time / the loader's time (Open to the last batch) per learner (MLPerf Storage",
+		"counts an accelerator as kept busy at ≥ 90 %).")
 	if len(rows) > 0 {
 		t := table{
 			header: []string{"storage", "workload", "mode", "consumer", "cache", "nodes", "ranks", "samples/s", "AU mean", "AU min", "n"},

@@ -13,15 +13,13 @@ func writeEpochs(w io.Writer, ts []EpochTable) {
 	if len(ts) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Shuffled epochs")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Every epoch of the multi-epoch runs: its share of the window (from the end of the epoch before, the")
-	fmt.Fprintln(w, "first from the last learner ready), the bytes read from storage and over the data file (read")
-	fmt.Fprintln(w, "amplification), the bytes exchanged between nodes, the share of records served from the node caches")
-	fmt.Fprintln(w, "and the most any learner waited for data. × none is the epoch's time over the unshuffled default")
-	fmt.Fprintln(w, "mode's. ᵏ: storage bytes as the kernel counted them for the processes (mmap readers, peers; file")
-	fmt.Fprintln(w, "systems in user space report none), not the loader's own count.")
-	fmt.Fprintln(w)
+	section(w, "Shuffled epochs",
+		"Every epoch of the multi-epoch runs: its share of the window (from the end of the epoch before, the",
+		"first from the last learner ready), the bytes read from storage and over the data file (read",
+		"amplification), the bytes exchanged between nodes, the share of records served from the node caches",
+		"and the most any learner waited for data. × none is the epoch's time over the unshuffled default",
+		"mode's. ᵏ: storage bytes as the kernel counted them for the processes (mmap readers, peers; file",
+		"systems in user space report none), not the loader's own count.")
 	for _, t := range ts {
 		fmt.Fprintf(w, "### %s\n\n", heading(t.Group, t.Cache, fmt.Sprintf("%s on %s, %d epochs", plural(t.Ranks, "rank"),
 			plural(t.Nodes, "node"), t.Epochs)))
@@ -47,12 +45,10 @@ func writeReadAmp(w io.Writer, ts []ReadAmpTable) {
 	if len(ts) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## Read amplification")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Bytes read from storage over the data file's size, cold cache, one epoch; median over rounds. ᵏ: the")
-	fmt.Fprintln(w, "kernel's count for the processes (block input), which file systems in user space (the emulated PFS)")
-	fmt.Fprintln(w, "do not report: there the emulator's own counters (pfs-stats) say what reached storage.")
-	fmt.Fprintln(w)
+	section(w, "Read amplification",
+		"Bytes read from storage over the data file's size, cold cache, one epoch; median over rounds. ᵏ: the",
+		"kernel's count for the processes (block input), which file systems in user space (the emulated PFS)",
+		"do not report: there the emulator's own counters (pfs-stats) say what reached storage.")
 	for _, t := range ts {
 		fmt.Fprintf(w, "### %s · cold cache\n\n", orDash(StorageName(t.Storage)))
 		tab := table{header: []string{"contender"}, right: []bool{false}}
@@ -79,13 +75,11 @@ func writeDecode(w io.Writer, rows []DecodeRow) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "## HDF5: storage or decode")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Chunked HDF5 files are read as stored and decoded by the node readers' decoders (a pool of goroutines,")
-	fmt.Fprintln(w, "one per core). First epoch, cold cache. The storage allows its limit times the bytes delivered per")
-	fmt.Fprintln(w, "byte read; the decoders allow their rate per core times the cores. The lower bounds the loader; the")
-	fmt.Fprintln(w, "decoders' share is their time over the epoch's time on all cores (with learners on the same cores).")
-	fmt.Fprintln(w)
+	section(w, "HDF5: storage or decode",
+		"Chunked HDF5 files are read as stored and decoded by the node readers' decoders (a pool of goroutines,",
+		"one per core). First epoch, cold cache. The storage allows its limit times the bytes delivered per",
+		"byte read; the decoders allow their rate per core times the cores. The lower bounds the loader; the",
+		"decoders' share is their time over the epoch's time on all cores (with learners on the same cores).")
 	tab := table{
 		header: []string{"storage", "contender", "consumer", "ranks", "delivered MB/s", "decode MB/s per core", "cores",
 			"decoded / read", "storage allows", "decoders allow", "decoders' share", "bound by"},

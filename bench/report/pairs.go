@@ -36,7 +36,7 @@ func buildPairs(g Group, rs []Result) []PairRow {
 				Group: g, Cache: cache, Ranks: n,
 				Nodes:  slices.Max(distinct(mine, func(r Result) int { return r.Nodes })),
 				Ratio:  ratio(medianOf(mine, mbps).Median, medianOf(base, mbps).Median),
-				Paired: paired(byRound(mine), byRound(base)),
+				Paired: stats.PairedByKey(byRound(mine), byRound(base)),
 			})
 		}
 	}

@@ -77,7 +77,7 @@ func buildPeers(ps []Peer, byGroup map[Group][]Result, lim []LimitRow) []PeerTab
 				DefaultStartup: medianOf(theirs, func(r Result) float64 { return r.StartupS }).Median,
 			}
 			row.Ratio = ratio(row.Default.Median, row.PeerMB.Median)
-			row.RatioPaired = paired(byRound(theirs), byRound(mine))
+			row.RatioPaired = stats.PairedByKey(byRound(theirs), byRound(mine))
 			row.PeerAbove, row.DefaultAbove = aboveLimit(row.PeerMB, l), aboveLimit(row.Default, l)
 			t.Rows = append(t.Rows, row)
 		}

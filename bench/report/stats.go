@@ -1,12 +1,6 @@
 package main
 
-import (
-	"cmp"
-	"maps"
-	"slices"
-
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
-)
+import "github.com/lmdbio/lmdbio/pkg/bench/stats"
 
 // Summary describes the values measured for one cell over its rounds: the
 // median and the min–max spread, as lmdbio bench computes them. The zero
@@ -34,21 +28,6 @@ func ratio(a, b float64) float64 {
 type runRound struct {
 	run   string
 	round int
-}
-
-// paired is the ratio of a's MB/s to b's over the rounds that measured both
-// (stats.Paired); a and b each hold at most one measurement per round.
-func paired(a, b map[runRound]float64) stats.Paired {
-	keys := slices.SortedFunc(maps.Keys(a), func(x, y runRound) int {
-		return cmp.Or(cmp.Compare(x.run, y.run), cmp.Compare(x.round, y.round))
-	})
-	var x, y []float64
-	for _, k := range keys {
-		if v, ok := b[k]; ok {
-			x, y = append(x, a[k]), append(y, v)
-		}
-	}
-	return stats.PairedRatio(x, y)
 }
 
 // measuredInRound is a result or a peer line: MB/s measured in one round.

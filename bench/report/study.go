@@ -83,7 +83,7 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 			}
 			row.AboveLimit = aboveLimit(row.MBPerS, l)
 			if mode != BaselineMode {
-				row.VsBaselinePaired = paired(byRound(m), baseRounds)
+				row.VsBaselinePaired = stats.PairedByKey(byRound(m), baseRounds)
 			}
 			if mode == BaselineMode {
 				base = row.MBPerS.Median

@@ -295,7 +295,7 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 			switch {
 			case other.kind == "mode" && other.name == baseline && other.ranks == s.ranks,
 				other.kind == "peer" && (other.ranks == s.ranks || !benchPeerPerRank(other.name)):
-				pr := pairedByRound(s, other)
+				pr := stats.PairedByKey(s.byRound(), other.byRound())
 				lines = append(lines, bench.Ratio{Type: bench.TypeRatio, Name: best + "/" + other.name, Of: best,
 					To: other.name, Ranks: s.ranks, Cache: s.cache, Consumer: s.consumer,
 					Ratio: bench.Quotient(top, stats.Median(other.mbps)),
@@ -326,20 +326,13 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 	}
 }
 
-// pairedByRound is the ratio of a's MB/s to b's, paired by round (see
-// stats.Paired): both ran in every round that measured both.
-func pairedByRound(a, b *benchSeries) stats.Paired {
-	of := make(map[int]float64, len(b.rounds))
-	for i, r := range b.rounds {
-		of[r] = b.mbps[i]
+// byRound keys a series' MB/s by round.
+func (s *benchSeries) byRound() map[int]float64 {
+	m := make(map[int]float64, len(s.rounds))
+	for i, r := range s.rounds {
+		m[r] = s.mbps[i]
 	}
-	var x, y []float64
-	for i, r := range a.rounds {
-		if v, ok := of[r]; ok {
-			x, y = append(x, a.mbps[i]), append(y, v)
-		}
-	}
-	return stats.PairedRatio(x, y)
+	return m
 }
 
 // auSearch reports, per mode and cache state, the most emulated

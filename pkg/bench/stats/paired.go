@@ -1,6 +1,9 @@
 package stats
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Paired summarises the ratio a/b of two contenders measured side by side
 // in the same rounds: the geometric mean of the per-round ratios and its
@@ -24,6 +27,7 @@ func PairedRatio(a, b []float64) Paired {
 			logs = append(logs, math.Log(a[i]/b[i]))
 		}
 	}
+	slices.Sort(logs) // sums in one order, whatever order the pairs came in
 	p := Paired{N: len(logs), GeoMean: math.NaN(), Low: math.NaN(), High: math.NaN()}
 	if p.N == 0 {
 		return p
@@ -44,6 +48,18 @@ func PairedRatio(a, b []float64) Paired {
 	half := t975(p.N-1) * math.Sqrt(ss/float64(p.N-1)/float64(p.N))
 	p.Low, p.High = math.Exp(mean-half), math.Exp(mean+half)
 	return p
+}
+
+// PairedByKey is PairedRatio over the keys (rounds) that both a and b
+// measured.
+func PairedByKey[K comparable](a, b map[K]float64) Paired {
+	var x, y []float64
+	for k, v := range a {
+		if w, ok := b[k]; ok {
+			x, y = append(x, v), append(y, w)
+		}
+	}
+	return PairedRatio(x, y)
 }
 
 // Excludes reports whether the interval lies wholly on one side of v:

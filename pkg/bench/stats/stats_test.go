@@ -120,3 +120,11 @@ func TestT975(t *testing.T) {
 		t.Error("t975(0) is not NaN")
 	}
 }
+
+func TestPairedByKey(t *testing.T) {
+	a := map[int]float64{1: 900, 2: 1800, 3: 500}
+	b := map[int]float64{1: 1000, 2: 2000, 4: 700} // rounds 3 and 4 have one side only
+	if p := PairedByKey(a, b); p.N != 2 || math.Abs(p.GeoMean-0.9) > 1e-12 {
+		t.Errorf("PairedByKey = %+v, want 2 pairs of 0.9", p)
+	}
+}

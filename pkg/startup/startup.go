@@ -28,11 +28,21 @@ const Message = "lmdbio: MPI did not finish starting"
 // failure, as lmdbio's commands report one.
 const ExitStatus = 1
 
-// The process's exit, error stream and environment, replaced by tests.
+// Grace is how long a rank other than the job's first waits, once its
+// limit has passed, before it ends. The first rank times out too (see
+// Watch) and is the one that says why; a launcher such as mpirun ends the
+// job at the first rank that exits non-zero, so a silent rank that left
+// first could end the first one before its line got out. 6 ranks on 2
+// cores lost the line that way.
+const Grace = 5 * time.Second
+
+// The process's exit, error stream, environment and sleep, replaced by
+// tests.
 var (
 	exit             = os.Exit
 	stderr io.Writer = os.Stderr
 	env              = os.Getenv
+	sleep            = time.Sleep
 )
 
 // Limit reads Env through getenv: Default when it is unset, an error
@@ -62,6 +72,9 @@ func Limit(getenv func(string) string) (time.Duration, error) {
 // times. Rank 0 cannot finish the start-up's collectives before the others
 // do, so it times out whenever any rank does.
 //
+// The other ranks wait Grace before they end, so that the first one speaks
+// before the launcher ends the job.
+//
 // before runs first, on the way out: what the process must not leave
 // behind (it must not call into MPI).
 func Watch(d time.Duration, before ...func()) (stop func()) {
@@ -71,6 +84,8 @@ func Watch(d time.Duration, before ...func()) (stop func()) {
 		}
 		if LaunchRank(env) <= 0 {
 			fmt.Fprintf(stderr, "%s in %v: %s; %s sets the limit\n", Message, d, why(), Env)
+		} else {
+			sleep(Grace)
 		}
 		exit(ExitStatus)
 	})

@@ -44,6 +44,7 @@ func TestLimit(t *testing.T) {
 type fakeExit struct {
 	mu     sync.Mutex
 	out    strings.Builder
+	slept  time.Duration
 	status chan int
 }
 
@@ -57,16 +58,22 @@ func (f *fakeExit) Write(p []byte) (int, error) {
 // launcher set vars.
 func fake(t *testing.T, vars map[string]string) *fakeExit {
 	f := &fakeExit{status: make(chan int, 1)}
-	oldExit, oldStderr, oldEnv := exit, stderr, env
+	oldExit, oldStderr, oldEnv, oldSleep := exit, stderr, env, sleep
 	exit, stderr, env = func(code int) { f.status <- code }, f, func(k string) string { return vars[k] }
-	t.Cleanup(func() { exit, stderr, env = oldExit, oldStderr, oldEnv })
+	sleep = func(d time.Duration) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.slept += d
+	}
+	t.Cleanup(func() { exit, stderr, env, sleep = oldExit, oldStderr, oldEnv, oldSleep })
 	return f
 }
 
 // TestWatchFires: a start-up that outlasts its limit ends the process;
 // the job's first rank, or a process outside a launch, says why in one
-// line that names the limit and the variable, and the other ranks end
-// without a word.
+// line that names the limit and the variable and ends at once, and the
+// other ranks end without a word after the grace that lets the first one
+// speak.
 func TestWatchFires(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
@@ -85,8 +92,11 @@ func TestWatchFires(t *testing.T) {
 		}
 		stop()
 		f.mu.Lock()
-		line := f.out.String()
+		line, slept := f.out.String(), f.slept
 		f.mu.Unlock()
+		if want := map[bool]time.Duration{true: 0, false: Grace}[c.says]; slept != want {
+			t.Errorf("%v: waited %v before the exit, want %v", c.env, slept, want)
+		}
 		switch {
 		case c.says && (strings.Count(line, "\n") != 1 || !strings.HasPrefix(line, "lmdbio: MPI did not finish starting in 1ms") || !strings.Contains(line, Env)):
 			t.Errorf("%v: the line is %q", c.env, line)

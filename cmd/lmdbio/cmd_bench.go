@@ -61,8 +61,10 @@ needs root, else it warns and measures warm), rank count (--ranks: the first N
 ranks of the job read; the others wait), mode (--modes) and consumer
 (--consumer), every learner opens the loader, reads every record once per
 epoch and applies the consumer to it. Contenders are interleaved within each
-round, so drift in the machine's speed hits them all alike; the summary gives
-medians and spreads over rounds.
+round, so drift in the machine's speed hits them all alike, and the order of
+those compared with each other changes from round to round so that each of
+two runs before the other as often as after it (the second of two cold runs
+in a row can be slower); the summary gives medians and spreads over rounds.
 
 Equal work: every contender, lmdbio's modes and the peers alike, runs every
 consumer of --consumer in the same run (touch: one byte in every page of

@@ -86,7 +86,8 @@ func TestBenchRanks(t *testing.T) {
 }
 
 // TestBenchSchedule: every contender once per round, cache state and
-// consumer, the limit first, the order rotating between rounds.
+// consumer, the limit first, the contenders compared with each other
+// together, their order rotating between rounds.
 func TestBenchSchedule(t *testing.T) {
 	modes, err := parseBenchModes("lmdb,default")
 	if err != nil {
@@ -94,26 +95,16 @@ func TestBenchSchedule(t *testing.T) {
 	}
 	cfg := benchConfig{modes: modes, caches: []string{"cold", "warm"}, rounds: 2, peers: []string{"caffe", "torch-readahead"},
 		consumers: []bench.ConsumerKind{bench.TouchPages, bench.SHA256}}
-	steps := benchSchedule(cfg, []int{1, 2})
 	var got []string
-	for _, s := range steps {
-		var what string
-		switch s.kind {
-		case stepLimit:
-			what = "limit"
-		case stepMode:
-			what = fmt.Sprintf("%s@%d/%s", s.mode.name, s.ranks, s.consumer)
-		case stepPeer:
-			what = fmt.Sprintf("%s@%d/%s", s.peer, s.ranks, s.consumer)
-		}
-		got = append(got, fmt.Sprintf("%d%s:%s", s.round, s.cache[:1], what))
+	for _, s := range benchSchedule(cfg, []int{1, 2}) {
+		got = append(got, fmt.Sprintf("%d%s:%s", s.round, s.cache[:1], stepName(s)))
 	}
 	round1 := "limit lmdb@1/touch lmdb@1/sha256 default@1/touch default@1/sha256 caffe@1/touch caffe@1/sha256 " +
 		"lmdb@2/touch lmdb@2/sha256 default@2/touch default@2/sha256 caffe@2/touch caffe@2/sha256 " +
 		"torch-readahead@1/touch torch-readahead@1/sha256"
-	round2 := "limit lmdb@1/sha256 default@1/touch default@1/sha256 caffe@1/touch caffe@1/sha256 " +
-		"lmdb@2/touch lmdb@2/sha256 default@2/touch default@2/sha256 caffe@2/touch caffe@2/sha256 " +
-		"torch-readahead@1/touch torch-readahead@1/sha256 lmdb@1/touch"
+	round2 := "limit lmdb@1/sha256 default@1/touch default@1/sha256 caffe@1/touch caffe@1/sha256 lmdb@1/touch " +
+		"lmdb@2/sha256 default@2/touch default@2/sha256 caffe@2/touch caffe@2/sha256 lmdb@2/touch " +
+		"torch-readahead@1/sha256 torch-readahead@1/touch"
 	var want []string
 	for _, r := range []struct {
 		round int
@@ -128,6 +119,55 @@ func TestBenchSchedule(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("schedule\n got %v\nwant %v", got, want)
 	}
+}
+
+// TestBenchScheduleBalanced: over twice as many rounds as a rank count has
+// contenders, each of two contenders of that rank count runs before the
+// other as often as after it; with two contenders, in every two rounds.
+func TestBenchScheduleBalanced(t *testing.T) {
+	for _, c := range []struct {
+		modes  string
+		peers  []string
+		rounds int
+	}{{"lmdb,default", nil, 2}, {"lmdb,default", nil, 20}, {"lmdb,default", []string{"caffe"}, 6}, {"lmdb,lmm,lmm+dio,default", nil, 8}} {
+		modes, err := parseBenchModes(c.modes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := benchConfig{modes: modes, caches: []string{"cold"}, rounds: c.rounds, peers: c.peers,
+			consumers: []bench.ConsumerKind{bench.TouchPages}}
+		before := map[[2]string]int{} // how often a ran before b at one rank count
+		for round := 1; round <= c.rounds; round++ {
+			var seen []benchStep
+			for _, s := range benchSchedule(cfg, []int{4, 8}) {
+				if s.round != round || s.kind == stepLimit {
+					continue
+				}
+				for _, e := range seen {
+					if e.ranks == s.ranks {
+						before[[2]string{stepName(e), stepName(s)}]++
+					}
+				}
+				seen = append(seen, s)
+			}
+		}
+		for pair, n := range before {
+			if back := before[[2]string{pair[1], pair[0]}]; back != n {
+				t.Errorf("%s, %d rounds: %s ran before %s in %d rounds, after it in %d", c.modes, c.rounds, pair[0], pair[1], n, back)
+			}
+		}
+	}
+}
+
+// stepName names a contender step, such as default@8/touch.
+func stepName(s benchStep) string {
+	switch s.kind {
+	case stepLimit:
+		return "limit"
+	case stepPeer:
+		return fmt.Sprintf("%s@%d/%s", s.peer, s.ranks, s.consumer)
+	}
+	return fmt.Sprintf("%s@%d/%s", s.mode.name, s.ranks, s.consumer)
 }
 
 func TestParseConsumersAndProbes(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/startup"
@@ -101,11 +102,15 @@ func report(command string, err error) int {
 // mistake on the command line that no rank reported yet (found before MPI
 // started, where the ranks cannot agree who says it) is the same on every
 // rank, so only rank 0 says it: once, not once for every rank that got to
-// say it before the job ended. Errors found later are agreed on, and
-// reported by one rank (agreeOn).
+// say it before the job ended. The other ranks wait startup.Grace before
+// they end, as those of a start-up past its limit do: a launcher ends the
+// job at the first rank that exits non-zero, which must not be one that
+// says nothing while rank 0 has not spoken yet. Errors found later are
+// agreed on, and reported by one rank (agreeOn).
 func reportOnce(command string, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) && ee.usage && startup.LaunchRank(os.Getenv) > 0 {
+		time.Sleep(startup.Grace)
 		return exitCode(err)
 	}
 	return report(command, err)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/startup"
 )
 
 // What Open MPI 4's mpirun printed when one of 4 ranks of lmdbio digest
@@ -93,5 +96,23 @@ func TestBannerFilterPassesProgress(t *testing.T) {
 		if out.String() != c.want {
 			t.Fatalf("after %q: %q, want %q", c.in, out.String(), c.want)
 		}
+	}
+}
+
+// TestMuteWriter: the launcher's stderr passes until a rank's line says its
+// start-up outlasted its limit; that line passes, what the launcher says
+// after it, while it ends the job, does not.
+func TestMuteWriter(t *testing.T) {
+	var out strings.Builder
+	var muted atomic.Bool
+	m := muteWriter{w: &out, muted: &muted, after: []byte(startup.Message)}
+	for _, l := range []string{"a launcher note\n", startup.Message + " in 1ns: ...\n",
+		"[vm:1] pmix_ptl_base: send_msg: write failed: Broken pipe (32)\n"} {
+		if n, err := m.Write([]byte(l)); n != len(l) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", l, n, err)
+		}
+	}
+	if want := "a launcher note\n" + startup.Message + " in 1ns: ...\n"; out.String() != want {
+		t.Errorf("passed on %q, want %q", out.String(), want)
 	}
 }

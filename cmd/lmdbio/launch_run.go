@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/shm"
+	"github.com/lmdbio/lmdbio/pkg/startup"
 	"golang.org/x/term"
 )
 
@@ -81,9 +83,9 @@ func runLaunch(l launch) error {
 
 	var errScan, outScan deathScanner
 	var copies sync.WaitGroup
-	var muted atomic.Bool // the launcher's stderr after it was stopped once ranks said why
+	var muted atomic.Bool // the launcher's stderr after a rank said its start-up outlasted its limit
 	copies.Go(func() {
-		f := &bannerFilter{out: muteWriter{os.Stderr, &muted}}
+		f := &bannerFilter{out: muteWriter{w: os.Stderr, muted: &muted, after: []byte(startup.Message)}}
 		_, _ = io.Copy(io.MultiWriter(f, &errScan), errR)
 		_ = f.flush()
 	})
@@ -113,7 +115,9 @@ wait:
 			switch {
 			case stopped.IsZero() && (died && time.Since(seen) > launcherLinger || timedOut && time.Since(failed) > launcherLinger):
 				out.ranksSaid = timedOut && !died
-				muted.Store(out.ranksSaid) // its abort (and, now and then, its crash) would only bury the rank's line
+				if out.ranksSaid {
+					muted.Store(true) // its abort (and, now and then, its crash) would only bury the rank's line
+				}
 				_ = c.Process.Signal(syscall.SIGTERM)
 				stopped = time.Now()
 			case !stopped.IsZero() && time.Since(stopped) > guardGrace:
@@ -159,17 +163,27 @@ wait:
 	return quiet(code)
 }
 
-// muteWriter drops what is written to it once muted is set.
+// muteWriter drops what is written to it once muted is set, which it sets
+// itself after it passed on a write holding after. A rank's line that its
+// start-up outlasted its limit is the job's end, and all the launcher says
+// after it is how it ends the job: mpirun, ending 129 ranks that were
+// still in MPI_Init, printed a PMIx error for each one it could no longer
+// write to.
 type muteWriter struct {
 	w     io.Writer
 	muted *atomic.Bool
+	after []byte
 }
 
 func (m muteWriter) Write(p []byte) (int, error) {
 	if m.muted.Load() {
 		return len(p), nil
 	}
-	return m.w.Write(p)
+	n, err := m.w.Write(p)
+	if len(m.after) > 0 && bytes.Contains(p, m.after) {
+		m.muted.Store(true)
+	}
+	return n, err
 }
 
 // waitStatus reads the launcher's exit status, or the signal that ended it.

@@ -44,9 +44,20 @@ def run(env, *args):
 
 
 def run_argv(env, argv):
-    """Runs argv with env added; returns (exit status, stdout, stderr)."""
+    """Runs argv with env added; returns (exit status, stdout, stderr), the
+    MPI runtime's own log lines taken out of stderr (see mpi_runtime_line)."""
     p = subprocess.run(argv, env=dict(os.environ, **env), capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
+    err = "".join(l for l in p.stderr.splitlines(keepends=True) if not mpi_runtime_line(l))
+    return p.returncode, p.stdout, err
+
+
+def mpi_runtime_line(line):
+    """Whether line is a log line of Open MPI's runtime ("[host:pid] ..."),
+    not lmdbio's: a process that MPI started as a singleton has a daemon of
+    its own, which, on a loaded machine, logged a broken pipe after a
+    start-up past its limit had ended the process."""
+    host, sep, rest = line.partition("] ")
+    return line.startswith("[") and bool(sep) and ":" in host and host.rsplit(":", 1)[1].isdigit()
 
 
 # The lmdbio command of the source tree, when it was built: the library

@@ -17,4 +17,7 @@
 //     be used, writers leave its pages alone; where it cannot, Check says
 //     when a writer has committed since, after which views read before may
 //     have changed.
+//   - A page that fails liblmdb's own checks during a walk (a writer without
+//     the lock file reused it, or the file is damaged) is an error wrapping
+//     lmdb.Corrupted, where liblmdb would abort the process.
 package lmdbwalk

@@ -55,6 +55,10 @@ func Open(dataPath string) (*Walker, error) {
 		w.Close()
 		return nil, errors.New("lmdbwalk: this lmdb-go's Cursor does not hold its C cursor where lmdbwalk looks for it")
 	}
+	if err := w.catchAsserts(); err != nil {
+		w.Close()
+		return nil, wrap("open "+dataPath, err)
+	}
 	if w.pin, err = lmdbpin.Open(dataPath, uint64(w.txn.ID())); err != nil {
 		w.Close()
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -171,5 +172,54 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if IsCorrupt(fs.ErrNotExist) || IsCorrupt(nil) {
 		t.Error("IsCorrupt accepts errors that are not liblmdb's corruption codes")
+	}
+}
+
+// TestSeekOnAPageThatFailsLiblmdbsChecks: a leaf page that a writer
+// without the lock file reused under the walk fails liblmdb's own check,
+// which would abort the process; Seek returns an error wrapping
+// lmdb.Corrupted instead, and the walker still walks once the page is
+// whole again.
+func TestSeekOnAPageThatFailsLiblmdbsChecks(t *testing.T) {
+	path, recs := writeDB(t, 300)
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	k, _, err := w.Seek(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// The flags of the leaf page that lists record 0, after the page
+	// number and 2 bytes of padding in its header: a branch page now.
+	page := int64(os.Getpagesize())
+	flagsAt := w.FileOffset(k)/page*page + 10
+	leaf := make([]byte, 2)
+	if _, err := f.ReadAt(leaf, flagsAt); err != nil {
+		t.Fatal(err)
+	}
+	if leaf[0] != 0x02 || leaf[1] != 0 { // P_LEAF
+		t.Fatalf("the page of record 0 has flags %x, not a leaf's", leaf)
+	}
+	if _, err := f.WriteAt([]byte{0x01, 0}, flagsAt); err != nil { // P_BRANCH
+		t.Fatal(err)
+	}
+	_, _, err = w.Seek(1)
+	if !IsCorrupt(err) || !strings.Contains(err.Error(), "IS_LEAF") {
+		t.Fatalf("Seek over a leaf page turned branch: %v, want liblmdb's failed check as MDB_CORRUPTED", err)
+	}
+	if _, err := f.WriteAt(leaf, flagsAt); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 299} {
+		if k, _, err := w.Seek(i); err != nil || !bytes.Equal(k, recs[i][0]) {
+			t.Fatalf("Seek(%d) after the page was restored: key %q, %v; want %q", i, k, err, recs[i][0])
+		}
 	}
 }

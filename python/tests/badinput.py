@@ -54,8 +54,9 @@ def run_argv(env, argv):
 def mpi_runtime_line(line):
     """Whether line is a log line of Open MPI's runtime ("[host:pid] ..."),
     not lmdbio's: a process that MPI started as a singleton has a daemon of
-    its own, which, on a loaded machine, logged a broken pipe after a
-    start-up past its limit had ended the process."""
+    its own, which shares its stderr and, on a loaded machine, logged errors
+    (a broken pipe, its session directory gone) when a start-up past its
+    limit ended the process, before or after the process's line."""
     host, sep, rest = line.partition("] ")
     return line.startswith("[") and bool(sep) and ":" in host and host.rsplit(":", 1)[1].isdigit()
 

@@ -3,6 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
@@ -85,12 +89,37 @@ func singletonSessionDir(flavor topology.Flavor) func() {
 			return func() {} // a launcher made the directory before starting us
 		}
 	}
-	dir, err := os.MkdirTemp("", "lmdbio-mpi-")
+	sweepSessionDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", sessionDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return func() {} // Open MPI's usual place, then
 	}
 	os.Setenv(base, dir)
 	return func() { os.RemoveAll(dir) }
+}
+
+// sessionDirPrefix starts the name of a singleton's session directory,
+// followed by the process's pid and a dash.
+const sessionDirPrefix = "lmdbio-mpi-"
+
+// sweepSessionDirs removes the session directories in tmp of singletons
+// that have ended. A singleton whose start-up outlasted its limit removes
+// its own on the way out, but its MPI daemon, still starting, could make
+// it again before it noticed the process gone (6 of 30 such ends on a
+// loaded machine left one).
+func sweepSessionDirs(tmp string) {
+	ents, _ := os.ReadDir(tmp)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), sessionDirPrefix)
+		pidText, _, dashed := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !dashed || err != nil || pid <= 0 || !e.IsDir() {
+			continue // not one of ours, or one named before the pid was in the name
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+		}
+	}
 }
 
 // agree makes every rank learn whether any rank failed. The lowest failing

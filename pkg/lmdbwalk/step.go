@@ -103,8 +103,7 @@ import (
 // step turns that into an error wrapping lmdb.Corrupted.
 func (w *Walker) step(op uint, n int) (k, v []byte, err error) {
 	var key, data C.MDB_val
-	msg := (*C.char)(C.calloc(1, assertMsgLen))
-	defer C.free(unsafe.Pointer(msg))
+	msg := (*C.char)(w.assertMsg)
 	rc := C.lmdbwalk_step((*C.MDB_cursor)(w.cursorC), C.int(op), C.int(lmdb.Next), C.long(n), &key, &data, msg, assertMsgLen)
 	switch {
 	case rc == C.LMDBWALK_ASSERTED:
@@ -120,12 +119,20 @@ func (w *Walker) step(op uint, n int) (k, v []byte, err error) {
 const assertMsgLen = 512
 
 // catchAsserts makes liblmdb's failed checks during a step errors (see
-// step) instead of the end of the process.
+// step) instead of the end of the process, with room in C memory for
+// liblmdb's message.
 func (w *Walker) catchAsserts() error {
 	if rc := C.lmdbwalk_catch_asserts((*C.MDB_cursor)(w.cursorC)); rc != 0 {
 		return errno(int(rc))
 	}
+	w.assertMsg = C.calloc(1, assertMsgLen)
 	return nil
+}
+
+// freeAssertMsg frees what catchAsserts allocated.
+func (w *Walker) freeAssertMsg() {
+	C.free(w.assertMsg)
+	w.assertMsg = nil
 }
 
 // view is the bytes an MDB_val points to, without reading them.

@@ -18,8 +18,11 @@ type Walker struct {
 	cur *lmdb.Cursor
 	// cursorC is cur's C cursor, which the walk drives itself (see step).
 	cursorC unsafe.Pointer
-	pin     *lmdbpin.Pin
-	pos     int // record under the cursor; -1 before the first
+	// assertMsg is C memory for liblmdb's message when a page fails its
+	// checks (see catchAsserts).
+	assertMsg unsafe.Pointer
+	pin       *lmdbpin.Pin
+	pos       int // record under the cursor; -1 before the first
 
 	mapBase uintptr // address of file offset 0 in the map; 0 until FileOffset finds it
 	mapSize int64
@@ -96,6 +99,9 @@ func (w *Walker) Seek(i int) (k, v []byte, err error) {
 // Close ends the transaction and closes the environment; views from Seek
 // become invalid. Closing twice is harmless.
 func (w *Walker) Close() error {
+	if w.assertMsg != nil {
+		w.freeAssertMsg()
+	}
 	if w.pin != nil {
 		w.pin.Close()
 		w.pin = nil

@@ -4,9 +4,39 @@ package loader
 
 import (
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
+
+// devNull is where readIntoCache sends what it reads; nil if it cannot be
+// opened.
+var devNull = sync.OnceValue(func() *os.File {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// readIntoCache brings bytes [off, end) of f into the page cache without
+// copying them anywhere or mapping them: sendfile to /dev/null, which
+// splices the file's pages (read with the file's readahead, and waited for)
+// into a sink that drops them. False if the kernel cannot (a file system
+// without splice), or on an error that a read will say better.
+func readIntoCache(f *os.File, off, end int64) bool {
+	sink := devNull()
+	if sink == nil {
+		return false
+	}
+	for off < end {
+		n, err := unix.Sendfile(int(sink.Fd()), int(f.Fd()), &off, int(min(end-off, 1<<30)))
+		if err != nil || n == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // populate brings bytes [off, end) of a read-only shared mapping into memory
 // and into this process's page tables without copying them anywhere

@@ -55,6 +55,22 @@ func TestPopulate(t *testing.T) {
 	}
 }
 
+// TestReadIntoCache: readIntoCache brings a span that starts and ends
+// inside pages into the page cache, through the file, and maps nothing.
+func TestReadIntoCache(t *testing.T) {
+	const size = 1 << 20
+	_, f, v := uncachedFile(t, size)
+	if !readIntoCache(f, 4096+100, size-100) {
+		t.Fatal("readIntoCache failed")
+	}
+	if !v.resident(4096, size-4096) {
+		t.Error("readIntoCache returned, but the span is not in the page cache")
+	}
+	if readIntoCache(f, size, size+4096) {
+		t.Error("a span past the end of the file: readIntoCache says it read it")
+	}
+}
+
 // TestShareCached: a node's share counts as cached when most of its pages
 // are in the page cache, and only its own share counts.
 func TestShareCached(t *testing.T) {

@@ -93,10 +93,14 @@ func (l *load) read(ctx context.Context) error {
 }
 
 // makeResident reads the span unless the page cache holds it, then checks
-// its bytes through the view. It faults the span's pages in where the
-// kernel can (no copy: measured on this project's virtual disk, 16 MiB
-// spans 8 at a time, 1.1 times as fast as preads into scratch memory, 2
-// times with 4 MiB spans), else reads it into scratch memory and drops it.
+// its bytes through the view. Where the kernel can, nothing is copied: it
+// sends the span to /dev/null, else faults its pages into the node
+// reader's mapping; else it reads the span into scratch memory and drops
+// it. Measured on this project's virtual disk, 16 MiB spans 8 at a time:
+// faulting in was 1.1 times as fast as preads into scratch memory (2 times
+// with 4 MiB spans), and sending 1.08 times as fast as faulting in, with a
+// fifth less system time: the node reader maps no pages, only the learners
+// do.
 func (l *load) makeResident() error {
 	end := l.span.Offset + l.span.Length
 	if end > int64(len(l.view.mem)) {
@@ -106,7 +110,7 @@ func (l *load) makeResident() error {
 	switch {
 	case l.view.resident(l.span.Offset, l.span.Length):
 		l.hits.Add(int64(len(l.span.Records)))
-	case populate(l.view.mem, l.span.Offset, end):
+	case readIntoCache(l.view.file, l.span.Offset, end), populate(l.view.mem, l.span.Offset, end):
 		l.count(int(l.span.Length))
 	default:
 		buf := getScratch(int(l.span.Length))

@@ -14,10 +14,11 @@ import (
 // Learners can read values straight from the page cache through a read-only
 // mapping of the data file, as liblmdb's readers do, instead of from a copy
 // in shared memory. The node reader then only makes the bytes resident
-// before a batch goes out: it reads the spans that are not in the page
-// cache yet with large coalesced preads (whose bytes it drops), and skips
-// those that are. A warm page cache is then read as fast as by mmap, and a
-// cold one with LMDBIO's few large sequential reads. It is safe only while
+// before a batch goes out: it reads the large coalesced spans that are not
+// in the page cache yet, without copying or mapping their bytes (see
+// load.makeResident), and skips those that are. A warm page cache is then
+// read as fast as by mmap, and a cold one with LMDBIO's few large
+// sequential reads. It is safe only while
 // the file's bytes cannot change under the learners: for LMDB, while the
 // node reader holds a read transaction; it needs no decoding and no
 // O_DIRECT (which bypasses the page cache).

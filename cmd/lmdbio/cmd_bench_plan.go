@@ -48,16 +48,17 @@ func (s benchStep) String() string {
 // benchSchedule lists the steps of a run. Each round measures, per cache
 // state, the limit first (it also warms the cache for the warm state) and
 // then every contender once with every consumer: each mode at each rank
-// count, the caffe peer at each rank count, the single-process peers once.
-// Contenders compared with each other (those of one rank count; the
-// single-process peers) run one after another, in an order that changes
-// from round to round so that each of two contenders runs before the other
-// in as many rounds as after it (see balancedOrder). Which of two runs goes
-// first matters: on the project's virtual disk the second of two cold runs
-// in a row took 5 to 8% longer than the first, and rotating all of a
-// round's contenders as one list ran the default mode after lmdb in 15 of
-// 20 rounds at each rank count, which tilted default ÷ lmdb by about 3.5%.
-func benchSchedule(cfg benchConfig, ranks []int) []benchStep {
+// count, the per-rank peers at each rank count, the single-process peers
+// once. Contenders compared with each other (those of one rank count, with
+// torch-lmdbio at the job's size; the single-process peers) run one after
+// another, in an order that changes from round to round so that each of
+// two contenders runs before the other in as many rounds as after it (see
+// balancedOrder). Which of two runs goes first matters: on the project's
+// virtual disk the second of two cold runs in a row took 5 to 8% longer
+// than the first, and rotating all of a round's contenders as one list ran
+// the default mode after lmdb in 15 of 20 rounds at each rank count, which
+// tilted default ÷ lmdb by about 3.5%.
+func benchSchedule(cfg benchConfig, ranks []int, world int) []benchStep {
 	var steps []benchStep
 	for round := 1; round <= cfg.rounds; round++ {
 		for _, cache := range cfg.caches {
@@ -78,14 +79,14 @@ func benchSchedule(cfg benchConfig, ranks []int) []benchStep {
 					add(benchStep{kind: stepMode, round: round, cache: cache, ranks: n, mode: m})
 				}
 				for _, p := range cfg.peers {
-					if benchPeerPerRank(p) {
+					if peerRunsAt(p, n, world) {
 						add(benchStep{kind: stepPeer, round: round, cache: cache, ranks: n, peer: p})
 					}
 				}
 				flush()
 			}
 			for _, p := range cfg.peers {
-				if !benchPeerPerRank(p) {
+				if !slices.ContainsFunc(ranks, func(n int) bool { return peerRunsAt(p, n, world) }) {
 					add(benchStep{kind: stepPeer, round: round, cache: cache, ranks: 1, peer: p})
 				}
 			}
@@ -93,6 +94,15 @@ func benchSchedule(cfg benchConfig, ranks []int) []benchStep {
 		}
 	}
 	return steps
+}
+
+// peerRunsAt reports whether peer p runs with the modes at rank count n of
+// a job of world ranks: a peer per rank at every count, and torch-lmdbio,
+// whose learners are as many as the job's ranks, at the job's size, with
+// the default mode it is compared with. The other peers run once a round,
+// as a group of their own.
+func peerRunsAt(p string, n, world int) bool {
+	return benchPeerPerRank(p) || p == "torch-lmdbio" && n == world
 }
 
 // balancedOrder is the order of group in round (from 1): rotated by one

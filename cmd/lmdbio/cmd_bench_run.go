@@ -63,7 +63,7 @@ func runBench(cfg benchConfig) error {
 	if err != nil {
 		return err
 	}
-	r.runSteps(benchSchedule(r.cfg, r.ranks))
+	r.runSteps(benchSchedule(r.cfg, r.ranks, r.job.topo.Size))
 	if r.job.topo.Rank == 0 {
 		r.out.finish(r.ranks)
 		err = r.mismatch

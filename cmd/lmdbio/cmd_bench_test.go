@@ -96,7 +96,7 @@ func TestBenchSchedule(t *testing.T) {
 	cfg := benchConfig{modes: modes, caches: []string{"cold", "warm"}, rounds: 2, peers: []string{"caffe", "torch-readahead"},
 		consumers: []bench.ConsumerKind{bench.TouchPages, bench.SHA256}}
 	var got []string
-	for _, s := range benchSchedule(cfg, []int{1, 2}) {
+	for _, s := range benchSchedule(cfg, []int{1, 2}, 2) {
 		got = append(got, fmt.Sprintf("%d%s:%s", s.round, s.cache[:1], stepName(s)))
 	}
 	round1 := "limit lmdb@1/touch lmdb@1/sha256 default@1/touch default@1/sha256 caffe@1/touch caffe@1/sha256 " +
@@ -129,7 +129,8 @@ func TestBenchScheduleBalanced(t *testing.T) {
 		modes  string
 		peers  []string
 		rounds int
-	}{{"lmdb,default", nil, 2}, {"lmdb,default", nil, 20}, {"lmdb,default", []string{"caffe"}, 6}, {"lmdb,lmm,lmm+dio,default", nil, 8}} {
+	}{{"lmdb,default", nil, 2}, {"lmdb,default", nil, 20}, {"lmdb,default", []string{"caffe"}, 6}, {"lmdb,lmm,lmm+dio,default", nil, 8},
+		{"default", []string{"torch-lmdbio", "torch-readahead"}, 4}} {
 		modes, err := parseBenchModes(c.modes)
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +140,7 @@ func TestBenchScheduleBalanced(t *testing.T) {
 		before := map[[2]string]int{} // how often a ran before b at one rank count
 		for round := 1; round <= c.rounds; round++ {
 			var seen []benchStep
-			for _, s := range benchSchedule(cfg, []int{4, 8}) {
+			for _, s := range benchSchedule(cfg, []int{4, 8}, 8) {
 				if s.round != round || s.kind == stepLimit {
 					continue
 				}
@@ -155,6 +156,35 @@ func TestBenchScheduleBalanced(t *testing.T) {
 			if back := before[[2]string{pair[1], pair[0]}]; back != n {
 				t.Errorf("%s, %d rounds: %s ran before %s in %d rounds, after it in %d", c.modes, c.rounds, pair[0], pair[1], n, back)
 			}
+		}
+	}
+}
+
+// TestBenchScheduleBinding: torch-lmdbio runs with the modes at the job's
+// size, whose default mode it is compared with, in balanced order; where
+// that count is not measured, with the other single-process peers.
+func TestBenchScheduleBinding(t *testing.T) {
+	modes, err := parseBenchModes("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := benchConfig{modes: modes, caches: []string{"cold"}, rounds: 2, peers: []string{"torch-lmdbio", "torch-readahead"},
+		consumers: []bench.ConsumerKind{bench.TouchPages}}
+	for _, c := range []struct {
+		ranks []int
+		want  string
+	}{
+		{[]int{4, 8}, "limit default@4/touch default@8/touch torch-lmdbio@8/touch torch-readahead@1/touch " +
+			"limit default@4/touch torch-lmdbio@8/touch default@8/touch torch-readahead@1/touch"},
+		{[]int{4}, "limit default@4/touch torch-lmdbio@1/touch torch-readahead@1/touch " +
+			"limit default@4/touch torch-readahead@1/touch torch-lmdbio@1/touch"},
+	} {
+		var got []string
+		for _, s := range benchSchedule(cfg, c.ranks, 8) {
+			got = append(got, stepName(s))
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("ranks %v of 8:\n got %s\nwant %s", c.ranks, g, c.want)
 		}
 	}
 }

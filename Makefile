@@ -103,7 +103,7 @@ demo:
 
 # bench: the Go micro-benchmarks (page parser, index build, planner, span
 # reads, shared-memory hand-off, MPI collectives). bench-campaign: the whole
-# comparison behind bench/results (about an hour; BENCH_PARTS picks parts:
+# comparison behind bench/results (about 70 minutes; BENCH_PARTS picks parts:
 # local pfs python hosts stagger pagerpc shuffle amp hdf5 model report; see
 # bench/README.md).
 bench: deps build

@@ -8,8 +8,8 @@
 # Parts (times are estimates for the full size on a 2-core machine):
 #   local    local disk, 4 and 8 learners on one node, cold and warm: every
 #            stacked mode (default vs lmdb), the peers (PyTorch readahead on
-#            and off, Caffe-style); default and lmdb alone, cold, 20
-#            rounds, paired by round; the ResNet-50 AU search        ~14 min
+#            and off, Caffe-style); default and lmdb alone, cold, 40
+#            rounds, paired by round; the ResNet-50 AU search        ~21 min
 #   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold
 #                                                                    ~3 min
 #   python   the Python binding in a PyTorch loop vs the Go learners and
@@ -38,7 +38,7 @@
 #   model    lmdbio model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
 #            and model predict --nodes 1..256 --ranks-per-node 36    ~1 min
 #   report   results.md and the plots from every part's lines
-#   all      every part above, in that order (about an hour; the datasets
+#   all      every part above, in that order (about 70 minutes; the datasets
 #            are written once, ~5 min, and reused)
 #
 # Environment: BENCH_DATA (the reference LMDB, default
@@ -74,7 +74,7 @@ done
 
 smoke=${BENCH_SMOKE:-}
 rounds=${BENCH_ROUNDS:-3}
-pair_rounds=20
+pair_rounds=40
 slots=${BENCH_SLOTS:-4}
 data=${BENCH_DATA:-/var/tmp/lmdbio-bench/imagenet20k}
 records=20000 size=110KiB,20KiB

@@ -99,8 +99,8 @@ func (l *load) read(ctx context.Context) error {
 // it. Measured on this project's virtual disk, 16 MiB spans 8 at a time:
 // faulting in was 1.1 times as fast as preads into scratch memory (2 times
 // with 4 MiB spans), and sending 1.08 times as fast as faulting in, with a
-// fifth less system time: the node reader maps no pages, only the learners
-// do.
+// quarter less system time: the node reader maps no pages, only the
+// learners do.
 func (l *load) makeResident() error {
 	end := l.span.Offset + l.span.Length
 	if end > int64(len(l.view.mem)) {

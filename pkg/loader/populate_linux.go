@@ -31,6 +31,9 @@ func readIntoCache(f *os.File, off, end int64) bool {
 	}
 	for off < end {
 		n, err := unix.Sendfile(int(sink.Fd()), int(f.Fd()), &off, int(min(end-off, 1<<30)))
+		if err == unix.EINTR { // a signal before any byte moved: off is unchanged
+			continue
+		}
 		if err != nil || n == 0 {
 			return false
 		}

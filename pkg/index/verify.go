@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/lmdbio/lmdbio/pkg/source"
 )
@@ -110,18 +111,33 @@ const spotChecks = 64
 // spotCheck reads the bytes in front of up to spotChecks values, spread over
 // the index from the first record to the last, and checks them: a few small
 // reads that catch a saved index whose checksum holds but whose offsets do
-// not describe the file.
+// not describe the file. The reads go out together (io.ReaderAt allows
+// parallel calls): one after another, they took 0.15 s of every Open
+// through an emulated parallel file system at 2.3 ms a request. The first
+// failing record in index order is the one reported.
 func (x *Index) spotCheck(r io.ReaderAt) error {
 	n := x.Len()
-	for s := range min(n, spotChecks) {
-		i := s * (n - 1) / max(min(n, spotChecks)-1, 1)
-		prefix := make([]byte, x.prefixLen(i))
-		if _, err := r.ReadAt(prefix, x.off[i]-int64(len(prefix))); err != nil {
-			return fmt.Errorf("index: record %d: reading the bytes in front of it: %w", i, err)
-		}
-		if err := x.verifyPrefix(i, prefix); err != nil {
+	checks := min(n, spotChecks)
+	errs := make([]error, checks)
+	var wg sync.WaitGroup
+	for s := range checks {
+		i := s * (n - 1) / max(checks-1, 1)
+		wg.Go(func() { errs[s] = x.spotCheckOne(r, i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// spotCheckOne reads and checks the bytes in front of record i's value.
+func (x *Index) spotCheckOne(r io.ReaderAt, i int) error {
+	prefix := make([]byte, x.prefixLen(i))
+	if _, err := r.ReadAt(prefix, x.off[i]-int64(len(prefix))); err != nil {
+		return fmt.Errorf("index: record %d: reading the bytes in front of it: %w", i, err)
+	}
+	return x.verifyPrefix(i, prefix)
 }

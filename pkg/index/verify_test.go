@@ -3,8 +3,11 @@ package index
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/source"
@@ -179,4 +182,51 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("accepted a node of a %d-byte value with key %q for record %d", dsize, block[lmdbNodeHeader:], i)
 		}
 	})
+}
+
+// damagedAt reads img, with the bytes in front of two records' values
+// zeroed; the read of the first of them waits (up to a second) for that of
+// the second, so that it fails last.
+type damagedAt struct {
+	img      []byte
+	x        *Index
+	bad      [2]int
+	lastDone chan struct{}
+}
+
+func (d *damagedAt) ReadAt(p []byte, off int64) (int, error) {
+	n := copy(p, d.img[off:])
+	switch off {
+	case d.x.off[d.bad[0]] - d.x.prefixLen(d.bad[0]):
+		select {
+		case <-d.lastDone:
+		case <-time.After(time.Second):
+		}
+	case d.x.off[d.bad[1]] - d.x.prefixLen(d.bad[1]):
+		defer close(d.lastDone)
+	default:
+		return n, nil
+	}
+	clear(p[:n])
+	return n, nil
+}
+
+// TestSpotCheckReportsTheFirstRecord: the spot check's reads go out
+// together, but of two damaged records it reports the first in index
+// order, however the reads finish.
+func TestSpotCheckReportsTheFirstRecord(t *testing.T) {
+	x, _, img := builtMixed(t)
+	if err := x.spotCheck(bytes.NewReader(img)); err != nil {
+		t.Fatalf("spot check of the file the index describes: %v", err)
+	}
+	n := x.Len()
+	checked := func(s int) int { return s * (n - 1) / (spotChecks - 1) }
+	d := &damagedAt{img: img, x: x, bad: [2]int{checked(5), checked(40)}, lastDone: make(chan struct{})}
+	err := x.spotCheck(d)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("spot check of damaged records = %v, want ErrCorrupt", err)
+	}
+	if want := fmt.Sprintf("record %d ", d.bad[0]); !strings.Contains(err.Error(), want) {
+		t.Errorf("spot check = %v, want the error of %s", err, want)
+	}
 }

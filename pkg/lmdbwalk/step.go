@@ -129,7 +129,8 @@ func (w *Walker) catchAsserts() error {
 	return nil
 }
 
-// freeAssertMsg frees what catchAsserts allocated.
+// freeAssertMsg frees what catchAsserts allocated, if it did (free of
+// NULL does nothing).
 func (w *Walker) freeAssertMsg() {
 	C.free(w.assertMsg)
 	w.assertMsg = nil

@@ -99,9 +99,7 @@ func (w *Walker) Seek(i int) (k, v []byte, err error) {
 // Close ends the transaction and closes the environment; views from Seek
 // become invalid. Closing twice is harmless.
 func (w *Walker) Close() error {
-	if w.assertMsg != nil {
-		w.freeAssertMsg()
-	}
+	w.freeAssertMsg()
 	if w.pin != nil {
 		w.pin.Close()
 		w.pin = nil

@@ -17,7 +17,17 @@
 // pfsemu mounts SRC read-only at MOUNTPOINT and runs in the foreground. When
 // the mount is ready it prints one line,
 //
-//	pfsemu: serving SRC at MNT (latency 1ms, max request 1MiB, readahead 128KiB, bandwidth 1GB/s, bdi 0:39)
+//	pfsemu: serving SRC at MNT (latency 1ms, max request 1MiB, readahead 128KiB, bandwidth 1GB/s, replies spliced, bdi 0:39)
+//
+// "replies spliced": the bytes of a reply go from the source's page cache
+// to the FUSE device by splice(2), one copy by the kernel, instead of being
+// read into pfsemu first (two copies). Where several emulated hosts share
+// one machine, every cycle the emulator spends is taken from the job it
+// serves; real storage servers bring their own. A spliced reply must fit in
+// one pipe, so pfsemu as root raises /proc/sys/fs/pipe-max-size to the
+// largest request plus a page when it is smaller (1 MiB by default, which
+// 1 MiB requests exceed) and starts itself again; otherwise it says
+// "replies copied".
 //
 // and creates the --ready-file if given. SIGUSR1 prints the counters as one
 // JSON line (type "pfsemu": requests, bytes, largest, opens, direct_opens,

@@ -30,6 +30,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "pfsemu: %v\n", err)
 		return exitUsage
 	}
+	spliceOrRestart(cfg.opt.MaxRequest)
 	if err := serve(cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "pfsemu: %v\n", err)
 		if errors.Is(err, emu.ErrOption) {
@@ -38,6 +39,28 @@ func run(args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// restartedEnv marks the process that spliceOrRestart started, so that it
+// never starts another.
+const restartedEnv = "PFSEMU_RESTARTED"
+
+// spliceOrRestart makes room for spliced replies. go-fuse reads how large a
+// pipe may grow when the process starts; when the largest reply would not
+// fit and pfsemu runs as root, it raises the limit and starts pfsemu again
+// in this process's place. It returns when pfsemu goes on as it is: then
+// replies that do not fit are copied, as the serving line says.
+func spliceOrRestart(maxRequest int64) {
+	if emu.SpliceFits(maxRequest) || os.Geteuid() != 0 || os.Getenv(restartedEnv) != "" {
+		return
+	}
+	limit, err := emu.RaisePipeMax(maxRequest)
+	if err == nil {
+		fmt.Fprintf(os.Stderr, "pfsemu: raised the largest pipe to %d bytes, so that replies can be spliced\n", limit)
+		os.Setenv(restartedEnv, "1")
+		err = syscall.Exec("/proc/self/exe", os.Args, os.Environ())
+	}
+	fmt.Fprintf(os.Stderr, "pfsemu: replies will be copied, not spliced: %v\n", err)
 }
 
 // serve mounts, reports until told to stop, and unmounts on every path out.
@@ -117,5 +140,9 @@ func describe(opt emu.Options, srv *emu.Server) string {
 	if opt.Readahead == 0 {
 		opt.Readahead = emu.NoReadahead
 	}
-	return opt.String()
+	how := "replies copied"
+	if srv.Splices() {
+		how = "replies spliced"
+	}
+	return opt.String() + ", " + how
 }

@@ -36,6 +36,13 @@
 // The source's own read time is hidden inside the emulated cost rather than
 // added to it, so the mount behaves like the slower of the two.
 //
+// The emulator does not read the bytes itself: it starts the kernel
+// reading them when a request arrives, and the reply splices them from the
+// source's page cache into the FUSE device (SpliceFits says when a pipe can
+// hold a reply; others are copied through the process), so that the
+// emulator takes as little CPU as it can from the job it serves on the same
+// machine.
+//
 // Server.Stats counts the READ requests, the bytes, a histogram of request
 // sizes, the opens, the time spent waiting for bandwidth and at the servers
 // (queueing apart) and the request pieces per server, so a benchmark can

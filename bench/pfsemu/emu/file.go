@@ -34,11 +34,13 @@ func (f *file) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResul
 	if fd < 0 {
 		return nil, syscall.EBADF
 	}
-	n, errno := f.emu.read(ctx, fd, f.first, dest, off)
+	n, errno := f.emu.read(ctx, fd, f.first, len(dest), off)
 	if errno != 0 {
 		return nil, errno
 	}
-	return fuse.ReadResultData(dest[:n]), 0
+	// Spliced from the source when the reply is written, or read into
+	// dest where the kernel cannot splice.
+	return fuse.ReadResultFd(uintptr(fd), off, n), 0
 }
 
 // Release closes the source file when the kernel drops its last reference.

@@ -109,6 +109,9 @@ func Mount(src, mnt string, opt Options) (*Server, error) {
 		// The kernel grants each only if it offers it.
 		ExtraCapabilities: fuse.CAP_ASYNC_DIO | fuse.CAP_DIRECT_IO_ALLOW_MMAP,
 		Debug:             opt.Debug,
+		// Replies that cannot be spliced are copied; saying so once
+		// beats go-fuse's log line for every one of them.
+		DisableSplice: !SpliceFits(opt.MaxRequest),
 	}
 	if opt.Debug {
 		mo.Logger = log.New(os.Stderr, "pfsemu: ", log.Lmicroseconds)
@@ -166,6 +169,7 @@ func (s *Server) Stats() Stats {
 	st.Readahead = s.readahead
 	st.Bandwidth = s.opt.Bandwidth
 	st.DirectIO = s.opt.DirectIO
+	st.Splice = s.Splices()
 	if s.opt.Servers > 0 {
 		st.Servers = describeServers(s.opt.layout(), s.opt.serverCost())
 	}
@@ -183,6 +187,11 @@ func (s *Server) Mountpoint() string { return s.mnt }
 // Bdi returns the mount's backing-device name, "major:minor", as found under
 // /sys/class/bdi.
 func (s *Server) Bdi() string { return s.bdi }
+
+// Splices reports whether the mount's replies go from the source's page
+// cache to the FUSE device by splice(2), without a copy through this
+// process (SpliceFits).
+func (s *Server) Splices() bool { return SpliceFits(s.opt.MaxRequest) }
 
 // Readahead returns the readahead in bytes the kernel applies to the mount.
 func (s *Server) Readahead() int64 { return s.readahead }

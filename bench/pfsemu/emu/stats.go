@@ -81,6 +81,7 @@ type Stats struct {
 	Readahead   int64     `json:"readahead"`     // as set on the mount's bdi
 	Bandwidth   float64   `json:"bandwidth_Bps"` // 0: unlimited
 	DirectIO    bool      `json:"direct_io"`
+	Splice      bool      `json:"splice"`  // replies spliced from the source, not copied through pfsemu
 	Servers     string    `json:"servers"` // the server model, "" for none
 	Source      string    `json:"source"`
 	Mountpoint  string    `json:"mountpoint"`

@@ -34,6 +34,7 @@ func Markdown(rep *Report) []byte {
 	if len(rep.Notes) > 0 {
 		fmt.Fprintln(&b)
 	}
+	writeSlower(&b, rep.Slower, len(rep.Pairs)+len(rep.Peers) > 0)
 	writeLimits(&b, rep.Limits)
 	writeStudies(&b, rep.Studies)
 	writePairs(&b, rep.Pairs)

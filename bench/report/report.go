@@ -24,6 +24,7 @@ type Report struct {
 	Studies    []StudyTable
 	Pairs      []PairRow
 	Peers      []PeerTable
+	Slower     []SlowerRow
 	Scaling    []ScalingTable
 	FirstBatch []FirstBatchTable
 	AU         []AURow
@@ -71,6 +72,7 @@ func Build(ds *Dataset, opt Options) *Report {
 		rep.Scaling = append(rep.Scaling, buildScaling(g, rs, peers, lim)...)
 		rep.FirstBatch = append(rep.FirstBatch, buildFirstBatch(g, rs, peers)...)
 	}
+	rep.Slower = buildSlower(rep.Pairs, rep.Peers)
 	return rep
 }
 

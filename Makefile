@@ -18,6 +18,11 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 # runs, after deps has installed what was missing, and sets MPITAGS (and,
 # for the mpiflags tag, CGO_CFLAGS and CGO_LDFLAGS): use "$$MPITAGS" after it.
 MPIENV = eval "$$(scripts/mpi-flags.sh --env '$(MPITAGS)')" &&
+# H5ENV follows MPIENV where an executable is linked: libhdf5 from its static
+# archive when one is installed, which spares every process the 31 shared
+# libraries the distribution's libhdf5 pulls in (scripts/hdf5-flags.sh;
+# HDF5_STATIC=no links the shared library).
+H5ENV = eval "$$(scripts/hdf5-flags.sh $(abspath $(BIN))/.hdf5)" &&
 
 # The Slurm tests run under CI or with LMDBIO_SLURM_TESTS=1; only then does
 # make test need Slurm.
@@ -32,7 +37,7 @@ deps:
 	@scripts/deps.sh $(strip --test $(SLURM_DEPS))
 
 build:
-	$(MPIENV) $(GO) build -tags "$$MPITAGS" -ldflags '$(LDFLAGS)' -o $(BIN)/lmdbio ./cmd/lmdbio
+	$(MPIENV) $(H5ENV) $(GO) build -tags "$$MPITAGS" -ldflags '$(LDFLAGS)' -o $(BIN)/lmdbio ./cmd/lmdbio
 	$(GO) build -o $(BIN)/pfsemu ./bench/pfsemu
 
 # lib: the C library, lib/liblmdbio.so, for include/lmdbio.h, with
@@ -67,7 +72,7 @@ test: deps build lint test-unit test-nompi test-mpi test-multihost test-bindings
 	@echo "make test: all passed"
 
 test-unit:
-	$(MPIENV) $(GO) test -tags "$$MPITAGS" -count=1 ./...
+	$(MPIENV) $(H5ENV) $(GO) test -tags "$$MPITAGS" -count=1 ./...
 
 test-nompi:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/lmdbio

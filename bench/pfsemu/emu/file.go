@@ -38,8 +38,8 @@ func (f *file) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResul
 	if errno != 0 {
 		return nil, errno
 	}
-	// Spliced from the source when the reply is written, or read into
-	// dest where the kernel cannot splice.
+	// go-fuse splices the bytes from the source when it writes the reply,
+	// or reads them where it cannot (see SpliceFits).
 	return fuse.ReadResultFd(uintptr(fd), off, n), 0
 }
 

@@ -18,10 +18,12 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 # runs, after deps has installed what was missing, and sets MPITAGS (and,
 # for the mpiflags tag, CGO_CFLAGS and CGO_LDFLAGS): use "$$MPITAGS" after it.
 MPIENV = eval "$$(scripts/mpi-flags.sh --env '$(MPITAGS)')" &&
-# H5ENV follows MPIENV where an executable is linked: libhdf5 from its static
+# H5ENV follows MPIENV where bin/lmdbio is linked: libhdf5 from its static
 # archive when one is installed, which spares every process the 31 shared
 # libraries the distribution's libhdf5 pulls in (scripts/hdf5-flags.sh;
-# HDF5_STATIC=no links the shared library).
+# HDF5_STATIC=no links the shared library). Only there: its CGO_LDFLAGS,
+# inherited, would give the C library (make lib, also run by tests) an
+# archive it cannot link.
 H5ENV = eval "$$(scripts/hdf5-flags.sh $(abspath $(BIN))/.hdf5)" &&
 
 # The Slurm tests run under CI or with LMDBIO_SLURM_TESTS=1; only then does
@@ -72,7 +74,7 @@ test: deps build lint test-unit test-nompi test-mpi test-multihost test-bindings
 	@echo "make test: all passed"
 
 test-unit:
-	$(MPIENV) $(H5ENV) $(GO) test -tags "$$MPITAGS" -count=1 ./...
+	$(MPIENV) $(GO) test -tags "$$MPITAGS" -count=1 ./...
 
 test-nompi:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/lmdbio

@@ -219,8 +219,10 @@ def spin(ld, stop):
 
 
 def check_closes(ld, what):
-    """ld, whose close was refused, is open still; its next close closes it."""
-    if ld._closed or ld.next() is None:
+    """ld, whose close was refused, is open still; its next close closes it.
+    Open, its next() returns a batch, or None once if the other thread took
+    the last batch of an epoch: the call after that starts the next one."""
+    if ld._closed or ld.next() is None and ld.next() is None:
         failures.append(f"after {what}, the loader is not open: closed {ld._closed}")
     ld.close()
     expect(lmdbio.HandleError, "closed", ld.next)

@@ -1,10 +1,11 @@
 // Package scripts holds the tests of the shell scripts beside it: how the
-// build finds MPI (mpi-flags.sh), what deps.sh installs and when, and how
-// mpi-tests.sh judges a run.
+// build finds MPI (mpi-flags.sh) and links libhdf5 (hdf5-flags.sh), what
+// deps.sh installs and when, and how mpi-tests.sh judges a run.
 package scripts
 
 import (
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -264,5 +265,61 @@ func TestMakeInstall(t *testing.T) {
 	out, _, code := run(t, nil, filepath.Join(prefix, "bin/lmdbio"), "version")
 	if code != 0 || !strings.HasPrefix(out, "lmdbio "+want+"\n") {
 		t.Errorf("the installed command says:\n%s\nwant version %s", out, want)
+	}
+	// Where the archive is installed, the command carries libhdf5 inside.
+	if flags, _, _ := run(t, nil, "scripts/hdf5-flags.sh", t.TempDir()); flags != "" {
+		f, err := elf.Open(filepath.Join(prefix, "bin/lmdbio"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		libs, err := f.ImportedLibraries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range libs {
+			if strings.HasPrefix(l, "libhdf5") || strings.HasPrefix(l, "libcurl") {
+				t.Errorf("bin/lmdbio needs %s, with libhdf5's archive installed (it needs %v)", l, libs)
+			}
+		}
+	}
+}
+
+// TestHDF5Flags: with libhdf5's archive installed, hdf5-flags.sh points cgo
+// at a linker script that groups the archives; asked not to, or without
+// hdf5 in pkg-config, it prints nothing and the shared library is linked.
+func TestHDF5Flags(t *testing.T) {
+	for _, env := range [][]string{{"HDF5_STATIC=no"}, {"PKG_CONFIG=false"}} {
+		if out, stderr, code := run(t, env, "scripts/hdf5-flags.sh", t.TempDir()); code != 0 || out != "" {
+			t.Errorf("%v: exit %d, printed %q %s; want nothing", env, code, out, stderr)
+		}
+	}
+	dir := t.TempDir()
+	out, stderr, code := run(t, []string{"CGO_LDFLAGS=-O1"}, "scripts/hdf5-flags.sh", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if out == "" {
+		t.Skip("no libhdf5.a beside the libhdf5 pkg-config knows")
+	}
+	if want := "export CGO_LDFLAGS=-O1\\ -L" + dir + "\n"; out != want {
+		t.Errorf("printed %q, want %q", out, want)
+	}
+	for _, name := range []string{"libhdf5.a", "libhdf5_hl.a"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := string(b)
+		if !strings.HasPrefix(script, "GROUP ( ") || !strings.Contains(script, "AS_NEEDED ( ") {
+			t.Errorf("%s is not a group of archives: %q", name, script)
+		}
+		for _, w := range strings.Fields(script) {
+			if strings.HasSuffix(w, ".a") {
+				if _, err := os.Stat(w); err != nil {
+					t.Errorf("%s names %s: %v", name, w, err)
+				}
+			}
+		}
 	}
 }

@@ -35,16 +35,18 @@ func SpliceFits(maxRequest int64) bool {
 // limit of a running process stays what it read at its start: only
 // processes started afterwards splice.
 func RaisePipeMax(maxRequest int64) (int64, error) {
+	need := replyPipe(maxRequest)
 	now, err := pipeMax()
-	if err != nil || now >= replyPipe(maxRequest) {
+	if err != nil || now >= need {
 		return now, err
 	}
-	if err := os.WriteFile(pipeMaxPath, []byte(strconv.FormatInt(replyPipe(maxRequest), 10)), 0); err != nil {
+	if err := os.WriteFile(pipeMaxPath, []byte(strconv.FormatInt(need, 10)), 0); err != nil {
 		return now, err
 	}
 	return pipeMax() // the kernel rounds it up to a power of two pages
 }
 
+// pipeMax reads the limit as it is now.
 func pipeMax() (int64, error) {
 	b, err := os.ReadFile(pipeMaxPath)
 	if err != nil {

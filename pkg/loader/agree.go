@@ -19,20 +19,35 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/source"
+	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
-// bcastBytes sends root's b to every rank of c, length first.
+// inlineBytes is what bcastBytes sends with the length, in one broadcast:
+// the payloads of Open (options, the dataset, a socket name) fit, and each
+// broadcast saved is a round among every rank of the job.
+const inlineBytes = 4096
+
+// bcastBytes sends root's b to every rank of c: the length and the first
+// inlineBytes-8 bytes in one broadcast, the rest, if any, in a second.
 func bcastBytes(c *mpi.Comm, root int, b []byte) ([]byte, error) {
-	n := make([]byte, 8)
-	binary.LittleEndian.PutUint64(n, uint64(len(b)))
-	if err := c.Bcast(n, root); err != nil {
+	head := make([]byte, inlineBytes)
+	if c.Rank() == root {
+		binary.LittleEndian.PutUint64(head, uint64(len(b)))
+		copy(head[8:], b)
+	}
+	if err := c.Bcast(head, root); err != nil {
 		return nil, err
 	}
+	n := binary.LittleEndian.Uint64(head)
+	inline := min(n, inlineBytes-8)
 	if c.Rank() != root {
-		b = make([]byte, binary.LittleEndian.Uint64(n))
+		b = make([]byte, n)
+		copy(b, head[8:8+inline])
 	}
-	if err := c.Bcast(b, root); err != nil {
-		return nil, err
+	if n > inline {
+		if err := c.Bcast(b[inline:], root); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -80,22 +95,33 @@ func bcastStatus(c *mpi.Comm, root, rootWorldRank int, err error, payload any) (
 // keeps its own error; the others get a remoteError from the lowest failing
 // rank, with its message.
 func agree(c *mpi.Comm, err error) error {
-	failed := int64(c.Size())
+	_, err = agreeMax(c, err, nil)
+	return err
+}
+
+// agreeMax is agree carrying data: unless a rank failed, every rank gets
+// the element-wise maximum of every rank's vals. One collective where agree
+// and an allreduce would be two; each costs a round among the ranks, and
+// Open makes many.
+func agreeMax(c *mpi.Comm, err error, vals []int64) ([]int64, error) {
+	in := make([]int64, len(vals)+1)
+	copy(in, vals)
 	if err != nil {
-		failed = int64(c.Rank())
+		in[len(vals)] = int64(c.Size() - c.Rank()) // the lowest failing rank has the largest
 	}
-	out := make([]int64, 1)
-	if e := c.AllreduceInt64([]int64{failed}, out, mpi.Min); e != nil {
-		return e
+	out := make([]int64, len(in))
+	if e := c.AllreduceInt64(in, out, mpi.Max); e != nil {
+		return nil, e
 	}
-	if out[0] == int64(c.Size()) {
-		return nil
+	if out[len(vals)] == 0 {
+		return out[:len(vals)], nil
 	}
-	_, e := bcastStatus(c, int(out[0]), int(out[0]), err, nil)
+	failed := c.Size() - int(out[len(vals)])
+	_, e := bcastStatus(c, failed, failed, err, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e
+	return nil, e
 }
 
 // IsBadInput reports failures that the user causes and fixes: a missing,
@@ -117,33 +143,55 @@ func IsBadInput(err error) bool {
 	return lmdbwalk.IsCorrupt(err)
 }
 
-// agreeSettings checks that every rank of c opened the loader with the same
-// settings (name, value pairs in the same order). If not, every rank gets
-// the same error, naming the first setting that differs, rank 0's value
-// and the ranks with another value. Collective.
-func agreeSettings(c *mpi.Comm, settings [][2]string) error {
-	mine, err := json.Marshal(settings)
-	if err != nil {
-		return err
+// agreeOptions is the collective start of every open: each rank sets the
+// defaults of its options and checks them, and the leaders count the
+// learners of their node (learners). In one broadcast and one allreduce
+// every rank learns whether any rank failed, whether all opened the loader
+// with the same settings (name, value pairs in the same order) as rank 0,
+// and the learners of every node. If any failed, or the settings differ,
+// every rank gets the same error: the lowest failing rank's, or the first
+// setting that differs with rank 0's value and the ranks with another.
+func agreeOptions(t *topology.Topology, path string, opt *Options, learners func(*topology.Topology) (int, error)) ([]int, error) {
+	c := t.World
+	err := opt.setDefaults()
+	if err == nil {
+		err = checkThreads(t, *opt)
 	}
-	root, err := bcastBytes(c, 0, mine)
-	if err != nil {
-		return err
+	vals := make([]int64, 1+t.Nodes) // differs, then the learners of every node
+	if err == nil && t.Leader() {
+		var n int
+		n, err = learners(t)
+		vals[1+t.Node] = int64(n)
 	}
-	differs := int64(0)
+	mine, e := json.Marshal(append([][2]string{{"path", path}}, opt.settings()...))
+	if e != nil {
+		return nil, e
+	}
+	root, e := bcastBytes(c, 0, mine)
+	if e != nil {
+		return nil, e
+	}
 	if !bytes.Equal(root, mine) {
-		differs = 1
+		vals[0] = 1
 	}
-	any := make([]int64, 1)
-	if err := c.AllreduceInt64([]int64{differs}, any, mpi.Max); err != nil {
-		return err
+	if vals, err = agreeMax(c, err, vals); err != nil {
+		return nil, err
 	}
-	if any[0] == 0 {
-		return nil
+	if vals[0] != 0 {
+		return nil, reportMismatch(c, mine)
 	}
-	all, err := c.GatherBytes(mine, 0)
-	var msg error
-	if c.Rank() == 0 && err == nil {
+	sizes := make([]int, t.Nodes)
+	for i, n := range vals[1:] {
+		sizes[i] = int(n)
+	}
+	return sizes, nil
+}
+
+// reportMismatch gives every rank of c the same error naming the setting
+// that differs. Collective.
+func reportMismatch(c *mpi.Comm, mine []byte) error {
+	all, msg := c.GatherBytes(mine, 0)
+	if c.Rank() == 0 && msg == nil {
 		msg = settingsMismatch(all)
 	}
 	_, e := bcastStatus(c, 0, 0, msg, nil)

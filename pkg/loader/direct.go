@@ -1,13 +1,13 @@
 package loader
 
 import (
-	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
-// agreeDirect picks direct I/O for the node readers where no option says
-// how to read the data file (Direct off, Views auto) and it pays:
+// choosesDirect reports whether the node readers pick direct I/O
+// themselves: where no option says how to read the data file (Direct off,
+// Views auto). They pick it where it pays:
 //
 //   - on a network or cluster file system, whose clients would cut the
 //     node reader's large reads into readahead-sized requests and keep a
@@ -25,30 +25,28 @@ import (
 //     order 1.7-1.8 s against 10.2-11.6 s, the lmdb mode 3.2-3.9 s). A
 //     file already in the page cache is read from it.
 //
-// The node readers agree, since it changes how every node aligns its reads
-// and so the windows they must cut alike: direct only if every node wants
-// it and it opens on every node. Collective over the node readers.
-func (ld *leader) agreeDirect(t *topology.Topology) error {
-	if ld.opt.Direct || ld.opt.Views != ViewsAuto || !ld.opt.Mode.PROV {
-		return nil
+// The node readers agree (in meetReaders), since it changes how every node
+// aligns its reads and so the windows they must cut alike: direct only if
+// every node wants it and it opens on every node.
+func (ld *leader) choosesDirect() bool {
+	return !ld.opt.Direct && ld.opt.Views == ViewsAuto && ld.opt.Mode.PROV
+}
+
+// directOpens reports whether this node wants direct I/O and the data file
+// opens with it.
+func (ld *leader) directOpens(t *topology.Topology) bool {
+	if !ld.wantsDirect(t) {
+		return false
 	}
-	mine := int64(0)
-	if ld.wantsDirect(t) {
-		if rd, err := reader.Open(ld.ds.Path, true); err == nil {
-			rd.Close()
-			mine = 1
-		}
+	rd, err := reader.Open(ld.ds.Path, true)
+	if err == nil {
+		rd.Close()
 	}
-	all := make([]int64, 1)
-	if err := t.Leaders.AllreduceInt64([]int64{mine}, all, mpi.Min); err != nil {
-		return err
-	}
-	ld.opt.Direct = all[0] == 1
-	return nil
+	return err == nil
 }
 
 // wantsDirect reports whether this node would read the data file with
-// direct I/O (see agreeDirect).
+// direct I/O (see choosesDirect).
 func (ld *leader) wantsDirect(t *topology.Topology) bool {
 	if reader.Networked(ld.ds.Path) != "" {
 		return true

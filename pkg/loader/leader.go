@@ -2,8 +2,10 @@ package loader
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -86,46 +88,65 @@ type fetcher interface {
 // socket the node's learners connect to. Nothing runs yet. It is
 // collective over the node readers (t.Leaders): every step that one of them
 // may fail is followed by an agreement, so none is left waiting in a later
-// collective for one that failed.
+// collective for one that failed. A failure of the last step, the shared
+// memory, is this node's own: the caller agrees on it over the world.
 func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*leader, error) {
 	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: sizes[t.Node], sizes: sizes, failed: make(chan error, 1),
 		done: make(chan struct{}), holds: newHoldings(sizes[t.Node]), guard: noGuard{}, stats: newRunStats()}
 	ld.ctx, ld.cancel = context.WithCancel(context.Background())
-	readers, err := readersOnHost(t)
-	if err != nil {
+	if err := ld.meetReaders(t); err != nil {
 		return nil, err
 	}
-	ld.readers = readers
-	if err = ld.agreeDirect(t); err != nil {
-		return nil, err
-	}
-	err = ld.prepare(sizes)
-	if err = agree(t.Leaders, err); err != nil {
+	err := ld.prepare(sizes)
+	if err = ld.agreeViews(t, err); err != nil {
 		ld.closeParts()
 		return nil, err
 	}
 	var capacity, spare int64
 	if ld.plan != nil {
-		if err = ld.agreeViews(t); err != nil {
-			ld.closeParts()
-			return nil, err
-		}
 		if err = ld.sizeArena(); err == nil {
-			capacity, spare, err = ld.cacheCapacity(readers)
-		}
-		if err = agree(t.Leaders, err); err != nil {
-			ld.closeParts()
-			return nil, err
+			capacity, spare, err = ld.cacheCapacity(ld.readers)
 		}
 	}
-	if err = ld.connectReaders(t, capacity, spare); err == nil {
+	if err = ld.connectReaders(t, capacity, spare, err); err == nil {
 		err = ld.openShared(t)
 	}
-	if err = agree(t.Leaders, err); err != nil {
+	if err != nil {
 		ld.closeParts()
 		return nil, err
 	}
 	return ld, nil
+}
+
+// meetReaders counts the node readers on this host (virtual nodes share
+// one) and, where they choose (see choosesDirect), agrees on direct I/O:
+// one allgather of a hash of each reader's host name and whether it can
+// read directly. Collective over t.Leaders.
+func (ld *leader) meetReaders(t *topology.Topology) error {
+	h := fnv.New64a()
+	h.Write([]byte(t.Host))
+	host := h.Sum64()
+	mine := binary.LittleEndian.AppendUint64(nil, host)
+	mine = append(mine, 0)
+	if ld.choosesDirect() && ld.directOpens(t) {
+		mine[8] = 1
+	}
+	all := make([]byte, len(mine)*t.Leaders.Size())
+	if err := t.Leaders.Allgather(mine, all); err != nil {
+		return err
+	}
+	direct := true
+	for r := 0; r < len(all); r += len(mine) {
+		if binary.LittleEndian.Uint64(all[r:]) == host {
+			ld.readers++
+		}
+		direct = direct && all[r+8] == 1
+	}
+	ld.readers = max(ld.readers, 1)
+	if ld.choosesDirect() {
+		ld.opt.Direct = direct
+	}
+	return nil
 }
 
 // prepare does what needs no other node: the plan, the data file, the
@@ -160,31 +181,20 @@ func (ld *leader) prepare(sizes []int) (err error) {
 	return err
 }
 
-// readersOnHost counts the node readers on this host (virtual nodes share
-// one). Collective over t.Leaders.
-func readersOnHost(t *topology.Topology) (int, error) {
-	names, err := t.Leaders.AllgatherBytes([]byte(t.Host))
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, h := range names {
-		if string(h) == t.Host {
-			n++
-		}
-	}
-	return max(n, 1), nil
-}
-
 // connectReaders makes the node readers' communicators and tells every node
 // reader the others' cache capacities and the memory they have to spare.
-// Collective over t.Leaders.
-func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64) error {
-	if ld.plan != nil {
-		all := make([]int64, 2*t.Nodes) // capacities, then spare room
-		mine := make([]int64, 2*t.Nodes)
+// It agrees on err, the outcome of the steps before. Collective over
+// t.Leaders.
+func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, err error) error {
+	if ld.plan == nil {
+		if err := agree(t.Leaders, err); err != nil {
+			return err
+		}
+	} else {
+		mine := make([]int64, 2*t.Nodes) // capacities, then spare room: each node fills its own
 		mine[t.Node], mine[t.Nodes+t.Node] = capacity, spare
-		if err := t.Leaders.AllreduceInt64(mine, all, mpi.Sum); err != nil {
+		all, err := agreeMax(t.Leaders, err, mine)
+		if err != nil {
 			return err
 		}
 		ld.plan.setCaches(all[:t.Nodes])

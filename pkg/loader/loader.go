@@ -83,7 +83,7 @@ func Open(path string, opt Options) (*Loader, error) {
 	if opt.Topology == nil {
 		return nil, fmt.Errorf("loader: Options.Topology is required")
 	}
-	ds, sizes, err := prepare(path, &opt, nodeSizes)
+	ds, sizes, err := prepare(path, &opt, localRanks)
 	if err != nil {
 		return nil, err
 	}
@@ -102,25 +102,16 @@ func Open(path string, opt Options) (*Loader, error) {
 }
 
 // prepare is the collective start of every open: the options, checked and
-// agreed on by every rank; the dataset, described by rank 0; the learners
-// of every node. Every rank returns the same error.
-func prepare(path string, opt *Options, sizesOf func(*topology.Topology) ([]int, error)) (*dataset, []int, error) {
+// agreed on by every rank, with the learners of every node (learners
+// counts them on a node's leader); the dataset, described by rank 0. Every
+// rank returns the same error.
+func prepare(path string, opt *Options, learners func(*topology.Topology) (int, error)) (*dataset, []int, error) {
 	t := opt.Topology
-	if err := agree(t.World, opt.setDefaults()); err != nil {
-		return nil, nil, err
-	}
-	settings := append([][2]string{{"path", path}}, opt.settings()...)
-	if err := agreeSettings(t.World, settings); err != nil {
-		return nil, nil, err
-	}
-	if err := agree(t.World, checkThreads(t, *opt)); err != nil {
-		return nil, nil, err
-	}
-	ds, err := shareDataset(t, path, *opt)
+	sizes, err := agreeOptions(t, path, opt, learners)
 	if err != nil {
 		return nil, nil, err
 	}
-	sizes, err := sizesOf(t)
+	ds, err := shareDataset(t, path, *opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,22 +149,8 @@ func (l *Loader) afterOpen(err error) (*Loader, error) {
 	return l, nil
 }
 
-// nodeSizes counts the ranks of every node. Collective.
-func nodeSizes(t *topology.Topology) ([]int, error) {
-	mine := make([]int64, t.Nodes)
-	if t.Leader() {
-		mine[t.Node] = int64(t.LocalSize)
-	}
-	all := make([]int64, t.Nodes)
-	if err := t.World.AllreduceInt64(mine, all, mpi.Sum); err != nil {
-		return nil, err
-	}
-	sizes := make([]int, t.Nodes)
-	for i, n := range all {
-		sizes[i] = int(n)
-	}
-	return sizes, nil
-}
+// localRanks is the learners of a node in Open: all its ranks.
+func localRanks(t *topology.Topology) (int, error) { return t.LocalSize, nil }
 
 // connect sets up the node: the leader prepares the node reader, every
 // local rank connects to it and maps the shared memory it passes.
@@ -202,7 +179,7 @@ func (l *Loader) connect(sizes []int) error {
 	if t.Leader() && err == nil {
 		err = <-welcomed
 	}
-	return agree(t.Local, err)
+	return err // Open agrees on it over the world
 }
 
 // attach connects learner local to the node reader listening on socket and

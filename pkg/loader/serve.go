@@ -29,18 +29,14 @@ func Serve(path string, opt Options, learners int) (*Reader, error) {
 		return nil, fmt.Errorf("%w: --mode %v: learners that are not MPI ranks read through a node reader (lmm or later)", ErrBadOption, opt.Mode)
 	}
 	t := opt.Topology
-	alone := func(t *topology.Topology) ([]int, error) {
+	alone := func(t *topology.Topology) (int, error) {
 		if t.LocalSize != 1 {
-			return nil, fmt.Errorf("%w: %d ranks on node %d: a node reader serving learners must be alone on its node", ErrBadOption, t.LocalSize, t.Node)
+			return 0, fmt.Errorf("%w: %d ranks on node %d: a node reader serving learners must be alone on its node", ErrBadOption, t.LocalSize, t.Node)
 		}
 		if learners < 1 || learners > 1<<16 {
-			return nil, fmt.Errorf("%w: %d learners per node", ErrBadOption, learners)
+			return 0, fmt.Errorf("%w: %d learners per node", ErrBadOption, learners)
 		}
-		sizes := make([]int, t.Nodes)
-		for i := range sizes {
-			sizes[i] = learners
-		}
-		return sizes, nil
+		return learners, nil
 	}
 	ds, sizes, err := prepare(path, &opt, alone)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"golang.org/x/sys/unix"
 )
@@ -120,23 +119,24 @@ func (ld *leader) viewable() bool {
 	return want && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
 }
 
-// agreeViews makes the node readers agree on viewing the file: all or
-// none, since it changes what every node keeps in its cache, and so the
-// windows every node must cut alike. With views, reads take no arena room
-// and nothing is kept in a cache of shared memory: the page cache keeps it.
-// The windows are still cut by the bytes read, so that the reader reads no
-// further ahead of the learners than a few windows, and the page cache need
-// not hold more than that. Collective over the node readers.
-func (ld *leader) agreeViews(t *topology.Topology) error {
-	mine := int64(0)
-	if ld.view != nil {
-		mine = 1
+// agreeViews agrees on err, the outcome of prepare, and makes the node
+// readers agree on viewing the file: all or none, since it changes what
+// every node keeps in its cache, and so the windows every node must cut
+// alike. With views, reads take no arena room and nothing is kept in a
+// cache of shared memory: the page cache keeps it. The windows are still
+// cut by the bytes read, so that the reader reads no further ahead of the
+// learners than a few windows, and the page cache need not hold more than
+// that. Collective over the node readers.
+func (ld *leader) agreeViews(t *topology.Topology, err error) error {
+	noView := int64(0)
+	if ld.view == nil {
+		noView = 1
 	}
-	all := make([]int64, 1)
-	if err := t.Leaders.AllreduceInt64([]int64{mine}, all, mpi.Min); err != nil {
+	all, err := agreeMax(t.Leaders, err, []int64{noView})
+	if err != nil {
 		return err
 	}
-	if all[0] == 0 && ld.view != nil {
+	if all[0] == 1 && ld.view != nil {
 		ld.view.Close()
 		ld.view = nil
 	}

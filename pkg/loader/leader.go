@@ -48,7 +48,6 @@ type leader struct {
 	cache          *nodeCache
 	server         *ring.Server
 	stag           *reader.Stagger
-	stagComm       *mpi.Comm // the node readers' communicator for stagger tokens
 	xchg           *exchanger
 	xchgComm       *mpi.Comm
 	early          *early // nil without an early exchange
@@ -181,22 +180,22 @@ func (ld *leader) prepare(sizes []int) (err error) {
 	return err
 }
 
-// connectReaders makes the node readers' communicators and tells every node
-// reader the others' cache capacities and the memory they have to spare.
-// It agrees on err, the outcome of the steps before. Collective over
+// connectReaders agrees on err, the outcome of the steps before, and tells
+// every node reader the others' cache capacities and the memory they have
+// to spare; it makes the exchange's communicator and the stagger. One
+// allreduce carries it all, the stagger's generation too. Collective over
 // t.Leaders.
 func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, err error) error {
-	if ld.plan == nil {
-		if err := agree(t.Leaders, err); err != nil {
-			return err
-		}
-	} else {
-		mine := make([]int64, 2*t.Nodes) // capacities, then spare room: each node fills its own
-		mine[t.Node], mine[t.Nodes+t.Node] = capacity, spare
-		all, err := agreeMax(t.Leaders, err, mine)
-		if err != nil {
-			return err
-		}
+	vals := make([]int64, 2*t.Nodes+1) // capacities, spare room (each node fills its own), the generation
+	vals[t.Node], vals[t.Nodes+t.Node] = capacity, spare
+	if ld.opt.Mode.STAG {
+		vals[2*t.Nodes] = int64(reader.NextGeneration())
+	}
+	all, err := agreeMax(t.Leaders, err, vals)
+	if err != nil {
+		return err
+	}
+	if ld.plan != nil {
 		ld.plan.setCaches(all[:t.Nodes])
 		ld.cache = newNodeCache(ld.plan.cache, ld.ds.src.Blocks(), ld.ds.src.Decoder() != nil)
 		if ld.exchanges() {
@@ -205,28 +204,18 @@ func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, er
 				return err
 			}
 			ld.xchgComm, ld.xchg = comm, newExchanger(comm, ld.opt.Prefetch+2)
-			if err := ld.planEarly(all[t.Nodes:]); err != nil {
+			if err := ld.planEarly(all[t.Nodes : 2*t.Nodes]); err != nil {
 				return err
 			}
 		}
 	}
-	if !ld.opt.Mode.STAG {
-		return nil
-	}
-	// Tokens travel on a communicator of this loader's own, so a token left
-	// in flight by a loader that stopped early can never be taken for one
-	// of this loader's.
-	comm, err := t.Leaders.Split(0, t.Leaders.Rank())
-	if err != nil {
-		return err
-	}
-	ld.stagComm = comm
-	s, err := reader.NewStagger(comm, ld.opt.Stagger, ld.ctx.Done())
-	if err != nil {
-		return err
-	}
-	if s.Enabled() {
-		ld.stag = s
+	if ld.opt.Mode.STAG {
+		// Tokens travel on the node readers' communicator, with tags of
+		// this loader's generation: those of loaders open at once, or left
+		// in flight by one that stopped early, are never taken for its own.
+		if s := reader.NewStaggerAt(t.Leaders, ld.opt.Stagger, uint64(all[2*t.Nodes]), ld.ctx.Done()); s.Enabled() {
+			ld.stag = s
+		}
 	}
 	return nil
 }
@@ -654,7 +643,7 @@ func (ld *leader) turns() int {
 func (ld *leader) closeParts() error {
 	var err error
 	for _, closer := range []func() error{ld.closeServer, ld.closeFetch, ld.closeArena, ld.closeCache,
-		ld.closeView, ld.guard.close, ld.freeStagComm, ld.closeExchanger} {
+		ld.closeView, ld.guard.close, ld.closeExchanger} {
 		if e := closer(); e != nil && err == nil {
 			err = e
 		}
@@ -694,22 +683,6 @@ func (ld *leader) closeCache() error {
 		return nil
 	}
 	return ld.cache.close()
-}
-
-// freeStagComm drops the token communicator without MPI_Comm_free when
-// tokens may still be in flight: the library could then reuse its context
-// for a later communicator, and a receive it still holds for this one could
-// take a later loader's token. One communicator per loader is kept instead.
-func (ld *leader) freeStagComm() error {
-	if ld.stagComm == nil {
-		return nil
-	}
-	var err error
-	if ld.stag == nil || ld.stag.Finished() {
-		err = ld.stagComm.Free()
-	}
-	ld.stagComm = nil
-	return err
 }
 
 // closeExchanger frees the exchange's buffers and communicator, once no

@@ -135,12 +135,70 @@ func TestMPIStaggerWindowMismatch(t *testing.T) {
 	case 0:
 		bad := binary.LittleEndian.AppendUint64(nil, 41) // window 41, this stagger's generation
 		bad = binary.LittleEndian.AppendUint64(bad, s.gen)
-		if err := w.Send(bad, 1, StaggerTag); err != nil {
+		if err := w.Send(bad, 1, s.tag); err != nil {
 			mpiFatal(t, err)
 		}
 	case 1:
 		if err := s.Acquire(0); !errors.Is(err, ErrProtocol) {
 			t.Errorf("Acquire = %v, want ErrProtocol", err)
+		}
+	}
+	if err := w.Barrier(); err != nil {
+		mpiFatal(t, err)
+	}
+}
+
+// TestMPIStaggersShareComm: two staggers on one communicator (two loaders
+// open at once) run side by side, each from its own goroutine, and neither
+// takes the other's tokens: with one tag for both, a reader would drop the
+// other's token as one of another generation and wait for it forever.
+func TestMPIStaggersShareComm(t *testing.T) {
+	if !mpiLaunched {
+		t.Skip("not under an MPI launcher (run scripts/mpi-tests.sh)")
+	}
+	w := mpi.World()
+	if w.Size() < 2 {
+		t.Skip("needs 2 ranks")
+	}
+	const windows = 4
+	var staggers [2]*Stagger
+	for i := range staggers {
+		s, err := NewStagger(w, 1, nil)
+		if err != nil {
+			mpiFatal(t, err)
+		}
+		staggers[i] = s
+	}
+	if staggers[0].tag == staggers[1].tag {
+		t.Fatalf("both staggers send with tag %d", staggers[0].tag)
+	}
+	errs := make(chan error, len(staggers))
+	for i, s := range staggers {
+		go func() {
+			for win := range windows {
+				if w.Rank()%2 == i { // the two run their windows in opposite orders of time
+					time.Sleep(time.Millisecond)
+				}
+				if err := s.Acquire(win); err != nil {
+					errs <- err
+					return
+				}
+				if err := s.Release(win); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range staggers {
+		select {
+		case err := <-errs:
+			if err != nil {
+				mpiFatal(t, err)
+			}
+		case <-time.After(30 * time.Second):
+			mpiFatal(t, errors.New("two staggers on one communicator: stuck for 30 s"))
 		}
 	}
 	if err := w.Barrier(); err != nil {

@@ -10,9 +10,16 @@ import (
 	"github.com/lmdbio/lmdbio/mpi"
 )
 
-// StaggerTag is the MPI tag of stagger tokens. Nothing else may use it on
-// the communicator given to NewStagger.
+// StaggerTag is the first MPI tag of stagger tokens: a stagger of
+// generation g sends its tokens with tag StaggerTag + g%staggerTags, so the
+// staggers of loaders open at once on one communicator never take each
+// other's tokens. Nothing else may use these tags on the communicator given
+// to NewStagger.
 const StaggerTag = 0x5354 // "ST"
+
+// staggerTags is how many tags the staggers take turns on; the last,
+// 0x6353, is below 32767, the least tag bound MPI allows.
+const staggerTags = 4096
 
 // tokenSize is the size of a token: the window number and the stagger's
 // generation, uint64 little endian each.
@@ -59,6 +66,7 @@ type Stagger struct {
 	next    int // the window Acquire expects
 	held    bool
 	gen     uint64 // this stagger's generation, in every token
+	tag     int    // the tag of its tokens
 	stopped bool   // Abandon passed turns on: tokens may still be in flight
 	// buf holds a token, with room for a longer message so that one is
 	// reported rather than truncated by MPI. It is its own allocation: cgo
@@ -76,20 +84,30 @@ type tokenLink interface {
 
 // NewStagger returns the stagger of this reader. comm is the communicator of
 // the node readers (one rank per node); the call is collective over it.
-// group is G, the number of readers allowed to read at once. Closing stop (nil: never) makes a pending Acquire or Release return
-// ErrStopped, for a reader that stops early: the tokens it waits for may
-// then never come.
+// group is G, the number of readers allowed to read at once. Closing stop
+// (nil: never) makes a pending Acquire or Release return ErrStopped, for a
+// reader that stops early: the tokens it waits for may then never come.
 func NewStagger(comm *mpi.Comm, group int, stop <-chan struct{}) (*Stagger, error) {
-	s := newStagger(politeComm{comm, stop}, group)
-	// The readers agree on the generation (the highest any of them has
-	// reached), so a reader that made fewer staggers before cannot disagree.
-	mine, agreed := []int64{int64(generations.Add(1))}, make([]int64, 1)
+	mine, agreed := []int64{int64(NextGeneration())}, make([]int64, 1)
 	if err := comm.AllreduceInt64(mine, agreed, mpi.Max); err != nil {
 		return nil, fmt.Errorf("reader: stagger: agreeing on the generation: %w", err)
 	}
-	generations.Store(uint64(agreed[0]))
-	s.gen = uint64(agreed[0])
-	return s, nil
+	return NewStaggerAt(comm, group, uint64(agreed[0]), stop), nil
+}
+
+// NextGeneration numbers a new stagger of this process. The readers agree
+// on the highest number any of them drew, so that a reader that made fewer
+// staggers before cannot disagree.
+func NextGeneration() uint64 { return generations.Add(1) }
+
+// NewStaggerAt is NewStagger for readers that agreed on gen, the highest
+// NextGeneration of any of them, in a collective of their own (one round
+// fewer at the start of every loader). It is not collective.
+func NewStaggerAt(comm *mpi.Comm, group int, gen uint64, stop <-chan struct{}) *Stagger {
+	generations.Store(gen)
+	s := newStagger(politeComm{comm, stop}, group)
+	s.gen, s.tag = gen, StaggerTag+int(gen%staggerTags)
+	return s
 }
 
 // ErrStopped is returned by a token wait cut short by the stop channel.
@@ -132,7 +150,7 @@ func (c politeComm) Recv(buf []byte, source, tag int) (mpi.Status, error) {
 }
 
 func newStagger(link tokenLink, group int) *Stagger {
-	s := &Stagger{link: link, rank: link.Rank(), size: link.Size(), group: group, buf: make([]byte, 2*tokenSize)}
+	s := &Stagger{link: link, rank: link.Rank(), size: link.Size(), group: group, tag: StaggerTag, buf: make([]byte, 2*tokenSize)}
 	if group <= 0 || group >= s.size {
 		s.group = 0
 	}
@@ -233,15 +251,15 @@ func (s *Stagger) column() (first, last int) {
 func (s *Stagger) send(to, window int) error {
 	binary.LittleEndian.PutUint64(s.buf, uint64(window))
 	binary.LittleEndian.PutUint64(s.buf[8:], s.gen)
-	return s.link.Send(s.buf[:tokenSize], to, StaggerTag)
+	return s.link.Send(s.buf[:tokenSize], to, s.tag)
 }
 
 // recv waits for from's token and checks that it is for window. Tokens of
 // other generations (see generations) are dropped.
 func (s *Stagger) recv(from, window int) error {
-	st, err := s.link.Recv(s.buf, from, StaggerTag)
+	st, err := s.link.Recv(s.buf, from, s.tag)
 	for err == nil && st.Count == tokenSize && binary.LittleEndian.Uint64(s.buf[8:]) != s.gen {
-		st, err = s.link.Recv(s.buf, from, StaggerTag)
+		st, err = s.link.Recv(s.buf, from, s.tag)
 	}
 	if err != nil {
 		if errors.Is(err, ErrStopped) {

@@ -143,7 +143,7 @@ func (l *Loader) afterOpen(err error) (*Loader, error) {
 		return nil, err
 	}
 	l.epoch = l.cfg.FirstEpoch
-	if l.lead != nil {
+	if l.lead != nil && !l.lead.started.Load() {
 		l.lead.start()
 	}
 	return l, nil
@@ -179,8 +179,23 @@ func (l *Loader) connect(sizes []int) error {
 	if t.Leader() && err == nil {
 		err = <-welcomed
 	}
+	if err == nil {
+		err = connected(t)
+	}
+	if err == nil && l.lead != nil && l.lead.xchg == nil {
+		// The node's learners are in: the node reader starts reading while
+		// the world agrees that every node got this far, a round among
+		// every rank. If one did not, Close stops it. With an exchange it
+		// waits for the agreement: it would wait for nodes that failed.
+		l.lead.start()
+	}
 	return err // Open agrees on it over the world
 }
+
+// connected runs on every rank of Open once it attached to its node
+// reader; tests make it fail on one node while the others' node readers
+// are already reading.
+var connected = func(*topology.Topology) error { return nil }
 
 // attach connects learner local to the node reader listening on socket and
 // maps the shared memory it passes in Welcome.

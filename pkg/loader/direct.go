@@ -32,17 +32,17 @@ func (ld *leader) choosesDirect() bool {
 	return !ld.opt.Direct && ld.opt.Views == ViewsAuto && ld.opt.Mode.PROV
 }
 
-// directOpens reports whether this node wants direct I/O and the data file
-// opens with it.
-func (ld *leader) directOpens(t *topology.Topology) bool {
+// openDirect opens the data file with direct I/O where this node wants it
+// and it opens; else nil.
+func (ld *leader) openDirect(t *topology.Topology) *reader.SpanReader {
 	if !ld.wantsDirect(t) {
-		return false
+		return nil
 	}
 	rd, err := reader.Open(ld.ds.Path, true)
-	if err == nil {
-		rd.Close()
+	if err != nil {
+		return nil
 	}
-	return err == nil
+	return rd
 }
 
 // wantsDirect reports whether this node would read the data file with

@@ -120,18 +120,28 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 // meetReaders counts the node readers on this host (virtual nodes share
 // one) and, where they choose (see choosesDirect), agrees on direct I/O:
 // one allgather of a hash of each reader's host name and whether it can
-// read directly. Collective over t.Leaders.
+// read directly. The reader that showed it can becomes the node's reader
+// when direct I/O is agreed, so the data file is not opened twice.
+// Collective over t.Leaders.
 func (ld *leader) meetReaders(t *topology.Topology) error {
 	h := fnv.New64a()
 	h.Write([]byte(t.Host))
 	host := h.Sum64()
 	mine := binary.LittleEndian.AppendUint64(nil, host)
 	mine = append(mine, 0)
-	if ld.choosesDirect() && ld.directOpens(t) {
+	chooses := ld.choosesDirect()
+	var probe *reader.SpanReader
+	if chooses {
+		probe = ld.openDirect(t)
+	}
+	if probe != nil {
 		mine[8] = 1
 	}
 	all := make([]byte, len(mine)*t.Leaders.Size())
 	if err := t.Leaders.Allgather(mine, all); err != nil {
+		if probe != nil {
+			probe.Close()
+		}
 		return err
 	}
 	direct := true
@@ -142,8 +152,14 @@ func (ld *leader) meetReaders(t *topology.Topology) error {
 		direct = direct && all[r+8] == 1
 	}
 	ld.readers = max(ld.readers, 1)
-	if ld.choosesDirect() {
-		ld.opt.Direct = direct
+	if !chooses {
+		return nil
+	}
+	ld.opt.Direct = direct
+	if direct {
+		ld.rd = probe
+	} else if probe != nil {
+		probe.Close()
 	}
 	return nil
 }
@@ -166,8 +182,10 @@ func (ld *leader) prepare(sizes []int) (err error) {
 	if ld.plan, err = newRunPlan(ld.ds.src, ld.opt, sizes, ld.node); err != nil {
 		return err
 	}
-	if ld.rd, err = reader.Open(ld.ds.Path, ld.opt.Direct); err != nil {
-		return err
+	if ld.rd == nil { // else meetReaders opened it
+		if ld.rd, err = reader.Open(ld.ds.Path, ld.opt.Direct); err != nil {
+			return err
+		}
 	}
 	g, err := openGuard(ld.ds)
 	if err != nil {

@@ -70,12 +70,13 @@ Equal work: every contender, lmdbio's modes and the peers alike, runs every
 consumer of --consumer in the same run (touch: one byte in every page of
 every value; sha256: the digest of lmdbio digest), and is timed over the same
 window: from the start of its loader to its last batch. What a process pays
-before any loader can start is left out: lmdbio's MPI start-up (MPI_Init and
-the topology; a training job starts MPI with any loader) and a peer's
-interpreter and imports (its process_startup_s). lmdbio's learners started
-once for the whole run, so their runtime start is added to the time from
-before Open to the last batch; peers are new processes and measure from the
-end of their imports. Start-up (the start of the window to the loader ready)
+before any loader can start is left out and reported (process_startup_s):
+for lmdbio's learners the exec, the linking and the Go runtime's start, and
+their MPI start-up (MPI_Init and the topology; a training job starts MPI
+with any loader); for a peer its interpreter and imports. lmdbio's learners
+started once for the whole run, so what their program did before the job
+is added to the time from before Open to the last batch; peers are new
+processes and measure from the end of their imports. Start-up (the start of the window to the loader ready)
 is reported on its own too. Ratios compare only contenders with the same
 consumer, rank count and cache state: the ratio of their medians over
 rounds and, paired by round, the geometric mean of the per-round ratios

@@ -24,7 +24,7 @@ func (r *benchRun) measureMode(s benchStep) {
 	}
 	lopt := s.mode.options(r.cfg.lopt)
 	sample, err := measureLearner(r.cfg.path, g.topo, lopt, s.consumer, r.cfg.workload)
-	sample.ProcessStartup = r.processStartup
+	sample.ProcessStartup, sample.ProgramStartup = r.processStartup, r.programStartup
 	if err != nil {
 		r.job.fail(withPath(r.cfg.path, err))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/bench"
@@ -37,10 +38,11 @@ type benchRun struct {
 	hosts, host int
 	hostLead    bool
 	// processStartup is this rank's time from its process start to the
-	// job's start, less MPI's start-up (MPI_Init and the topology), which a
-	// training job pays with any loader (Caffe-MPI initialises MPI for its
-	// own gradients): the runtime's start, which a fresh process pays.
-	processStartup float64
+	// program's start (outside the windows); programStartup from there to
+	// the job's start, less MPI's start-up (MPI_Init and the topology),
+	// which a training job pays with any loader (Caffe-MPI initialises MPI
+	// for its own gradients): what a fresh learner pays before Open.
+	processStartup, programStartup float64
 	// lastSample is this rank's sample of its latest loader measurement,
 	// which a synthetic run repeats from memory.
 	lastSample bench.RankSample
@@ -81,7 +83,8 @@ func startBench(cfg benchConfig, command string) (*benchRun, error) {
 		return nil, err
 	}
 	r := &benchRun{cfg: cfg, job: job, groups: map[int]*benchGroup{}, limits: map[benchLimitKey]float64{}}
-	r.processStartup = max(0, processStartup()-job.startup.Seconds())
+	r.processStartup = processStartup()
+	r.programStartup = max(0, time.Since(programStart).Seconds()-job.startup.Seconds())
 	world := job.topo.World
 	if r.ranks, err = benchRanks(cfg, world.Size()); err != nil { // the same on every rank
 		return nil, job.finish(err)
@@ -135,15 +138,16 @@ func (r *benchRun) end(err error) error {
 	return r.job.finish(withCode(exitFailure, err))
 }
 
-// processStartup is how long this process has run, taken right after the
-// job started; 0 with a warning where the kernel does not say.
+// processStartup is how long this process ran before the program started:
+// the exec, the dynamic linking, the runtime and the packages'
+// initialisation; 0 with a warning where the kernel does not say.
 func processStartup() float64 {
 	age, err := bench.ProcessAge()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "lmdbio bench: %v: start-up of the learners' processes not counted\n", err)
+		fmt.Fprintf(os.Stderr, "lmdbio bench: %v: the learners' process start-up not reported\n", err)
 		return 0
 	}
-	return age.Seconds()
+	return max(0, (age - time.Since(programStart)).Seconds())
 }
 
 // prepareIndex makes sure the index exists, so that building it is not

@@ -157,7 +157,7 @@ func runStall(cfg benchConfig, fractions []float64) error {
 	}
 	// Stalls are differences of the loader's time: the processes' own
 	// start-up is the same in every run and is left out.
-	r.processStartup = 0
+	r.processStartup, r.programStartup = 0, 0
 	r.runSteps(stallSchedule(r.cfg, r.ranks[0]))
 	if r.job.topo.Rank == 0 {
 		err = r.reportStall(fractions)

@@ -4,9 +4,16 @@ package main
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 )
+
+// programStart is when this program's own code began: after the exec, the
+// dynamic linking, the Go runtime and the packages' initialisation, which
+// every process pays to exist. lmdbio bench starts its learners' windows
+// here, as a peer's begins after its interpreter and imports.
+var programStart = time.Now()
 
 func main() {
 	os.Exit(run(os.Args[1:]))

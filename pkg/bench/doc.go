@@ -15,11 +15,13 @@
 // byte in every page of every value, the last page included; SHA256 hashes
 // every record as lmdbio digest does) and is timed over the same window:
 // from the start of its loader to its last batch. What a process pays
-// before any loader can start is left out and reported on its own:
-// lmdbio's MPI start-up, a peer's interpreter and imports (PeerLine.FromReady
-// moves a peer's times to count from their end). lmdbio's learners start
-// once for a whole run, so the start of their runtime (ProcessAge less the
-// MPI start-up) is added to the time from before Open to the last batch.
+// before any loader can start is left out and reported on its own: a
+// process's start (for lmdbio's learners the exec, the dynamic linking, the
+// Go runtime and the packages' initialisation; for a peer its interpreter
+// and imports: PeerLine.FromReady moves a peer's times to count from their
+// end) and lmdbio's MPI start-up. lmdbio's learners start once for a whole
+// run, so what their program did before the job (less MPI's start-up) is
+// added to the time from before Open to the last batch.
 //
 // The limit of the storage is the fastest of several probes that read the
 // data file front to back the way a tuned reader would (SequentialRead with

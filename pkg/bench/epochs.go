@@ -30,7 +30,7 @@ type EpochFigures struct {
 	Records int64   `json:"records"` // delivered to all learners
 	Bytes   int64   `json:"bytes"`   // value bytes delivered
 	Seconds float64 `json:"seconds"` // the epoch's share of the window (see SummarizeEpochs)
-	EndS    float64 `json:"end_s"`   // process start to the epoch's last batch, slowest learner
+	EndS    float64 `json:"end_s"`   // program start to the epoch's last batch, slowest learner
 	MBPerS  float64 `json:"mb_per_s"`
 
 	StorageBytes      int64   `json:"storage_bytes"`      // read from the dataset file, all node readers (or as StorageCountedBy says)
@@ -59,7 +59,7 @@ type EpochFigures struct {
 // An epoch's seconds are its share of the window: from the moment the last
 // learner finished the epoch before (for the first epoch: the moment the
 // last learner's Open returned) to the moment the last learner finished this
-// one, every time counted from its process start. The epochs' seconds and
+// one, every time counted from its program's start. The epochs' seconds and
 // the start-up then add up to the result's window.
 func SummarizeEpochs(samples []RankSample, fileBytes int64, loaderCounts bool) []EpochFigures {
 	if len(samples) == 0 {
@@ -67,7 +67,7 @@ func SummarizeEpochs(samples []RankSample, fileBytes int64, loaderCounts bool) [
 	}
 	var prev float64 // the job's start-up: the last learner ready
 	for _, s := range samples {
-		prev = max(prev, s.ProcessStartup+s.Startup)
+		prev = max(prev, s.ProgramStartup+s.Startup)
 	}
 	out := make([]EpochFigures, 0, len(samples[0].Epochs))
 	for i, e := range samples[0].Epochs {
@@ -85,7 +85,7 @@ func SummarizeEpochs(samples []RankSample, fileBytes int64, loaderCounts bool) [
 			n++
 			f.Records += se.Records
 			f.Bytes += se.Bytes
-			f.EndS = max(f.EndS, s.ProcessStartup+se.End)
+			f.EndS = max(f.EndS, s.ProgramStartup+se.End)
 			f.StallS = max(f.StallS, se.Stall)
 			stallSum += se.Stall
 			if loaderCounts {

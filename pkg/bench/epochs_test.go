@@ -6,15 +6,15 @@ import (
 )
 
 func TestSummarizeEpochs(t *testing.T) {
-	// Two learners on two nodes, two epochs; rank 0 starts later (process
+	// Two learners on two nodes, two epochs; rank 0 starts later (program
 	// start-up 0.5 s) and is the last to finish both epochs.
 	samples := []RankSample{
-		{Rank: 0, Leader: true, ProcessStartup: 0.5, Startup: 0.5, Epochs: []EpochSample{
+		{Rank: 0, Leader: true, ProcessStartup: 0.1, ProgramStartup: 0.5, Startup: 0.5, Epochs: []EpochSample{
 			{Epoch: 0, Records: 10, Bytes: 1_000_000, End: 2.5, Stall: 1.0, StorageBytes: 1_500_000, ExchangeBytes: 300, CacheHits: 0,
 				DecodedBytes: 4_000_000, DecodeSeconds: 2},
 			{Epoch: 1, Records: 10, Bytes: 1_000_000, End: 3.0, Stall: 0.1, ExchangeBytes: 200, CacheHits: 10},
 		}},
-		{Rank: 1, Leader: true, ProcessStartup: 0.2, Startup: 0.6, Epochs: []EpochSample{
+		{Rank: 1, Leader: true, ProcessStartup: 0.3, ProgramStartup: 0.2, Startup: 0.6, Epochs: []EpochSample{
 			{Epoch: 0, Records: 10, Bytes: 1_000_000, End: 2.0, Stall: 0.5, StorageBytes: 500_000, ExchangeBytes: 100,
 				DecodedBytes: 2_000_000, DecodeSeconds: 1},
 			{Epoch: 1, Records: 10, Bytes: 1_000_000, End: 2.6, Stall: 0.3, ExchangeBytes: 100, CacheHits: 8},
@@ -29,7 +29,7 @@ func TestSummarizeEpochs(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"epoch 0 end (slowest, from process start)", e0.EndS, 3.0},
+		{"epoch 0 end (slowest, from program start)", e0.EndS, 3.0},
 		{"epoch 0 seconds (from the last learner ready)", e0.Seconds, 2.0},
 		{"epoch 1 seconds", e1.Seconds, 0.5},
 		{"epoch 0 records", float64(e0.Records), 20},

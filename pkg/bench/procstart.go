@@ -18,8 +18,9 @@ const clockTicks = 100
 // ProcessAge returns how long ago this process was started (exec'd), from
 // its start time in /proc/self/stat and the CLOCK_BOOTTIME clock the kernel
 // counts it on. The resolution is a clock tick, 10 ms. Every contender of a
-// benchmark, lmdbio and the peers alike, measures its start-up this way, so
-// their windows begin at the same event: the start of their process.
+// benchmark, lmdbio and the peers alike, measures the start-up of its
+// process this way: what runs before its own code (for lmdbio the runtime,
+// for a peer the interpreter and imports), which its window leaves out.
 func ProcessAge() (time.Duration, error) {
 	b, err := os.ReadFile("/proc/self/stat")
 	if err != nil {

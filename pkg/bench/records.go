@@ -54,16 +54,16 @@ type Result struct {
 	Samples         int64   `json:"samples"`     // records delivered, all learners and epochs
 	BatchesMax      int     `json:"batches_max"` // batches of the learner with the most
 	Bytes           int64   `json:"bytes"`       // value bytes delivered
-	Seconds         float64 `json:"seconds"`     // the slowest learner's window: process start to last batch
+	Seconds         float64 `json:"seconds"`     // the slowest learner's window: program start to last batch
 	SamplesPerS     float64 `json:"samples_per_s"`
 	MBPerS          float64 `json:"mb_per_s"`
 	FractionOfLimit float64 `json:"fraction_of_limit"` // mb_per_s over the round's best sequential read (Limit); 0 if unknown
 
-	StartupS        float64 `json:"startup_s"`         // process start to Open returned, slowest learner
-	ProcessStartupS float64 `json:"process_startup_s"` // process start to the program's own start (runtime, MPI_Init)
+	StartupS        float64 `json:"startup_s"`         // program start to Open returned, slowest learner
+	ProcessStartupS float64 `json:"process_startup_s"` // process start to the program's start (exec, linking, runtime): outside the window
 	CloseS          float64 `json:"close_s"`           // Close, after the window, slowest learner
 
-	FirstBatchMin    float64 `json:"first_batch_s_min"` // process start to first batch
+	FirstBatchMin    float64 `json:"first_batch_s_min"` // program start to first batch
 	FirstBatchMedian float64 `json:"first_batch_s_median"`
 	FirstBatchMax    float64 `json:"first_batch_s_max"`
 	StallS           float64 `json:"stall_s"`      // the most any learner waited inside Next

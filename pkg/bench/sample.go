@@ -19,9 +19,10 @@ type RankSample struct {
 	Digest  uint64 `json:"digest"` // consumer sha256 only
 
 	// Times, in seconds. The window of a measurement starts when the
-	// learner's process started (ProcessStartup before the loader's Open, as
+	// learner's program started (ProgramStartup before the loader's Open, as
 	// if each contender were a fresh process) and ends with its last batch.
-	ProcessStartup float64 `json:"process_startup_s"` // process start to the job's MPI start (the same for every measurement)
+	ProcessStartup float64 `json:"process_startup_s"` // process start to the program's start (exec, linking, runtime): outside the window
+	ProgramStartup float64 `json:"program_startup_s"` // the program's start to the job's start, less MPI's start-up (the same for every measurement)
 	Startup        float64 `json:"startup_s"`         // Open: from before Open until it returned
 	FirstBatch     float64 `json:"first_batch_s"`     // from before Open to the first batch in hand
 	Wall           float64 `json:"wall_s"`            // from before Open to the last batch consumed
@@ -42,9 +43,9 @@ type RankSample struct {
 // Summarize turns the samples of one measurement (one per rank) into the
 // measured fields of a result line; the caller fills in what was measured
 // (round, mode, ranks...). Throughput is what all learners received over the
-// slowest learner's window, from its process start to its last batch: the
+// slowest learner's window, from its program's start to its last batch: the
 // job is as fast as its last learner. Start-up and first batch count from
-// the process start too. AU (compute over the loader's time, Open to the
+// the program's start too. AU (compute over the loader's time, Open to the
 // last batch: the job's own start-up is not the storage's doing) is filled
 // only when withAU is set.
 func Summarize(samples []RankSample, withAU bool) Result {
@@ -60,11 +61,11 @@ func Summarize(samples []RankSample, withAU bool) Result {
 		r.BatchesMax = max(r.BatchesMax, s.Batches)
 		r.Bytes += s.Bytes
 		r.digest += s.Digest
-		r.Seconds = max(r.Seconds, s.ProcessStartup+s.Wall)
-		r.StartupS = max(r.StartupS, s.ProcessStartup+s.Startup)
+		r.Seconds = max(r.Seconds, s.ProgramStartup+s.Wall)
+		r.StartupS = max(r.StartupS, s.ProgramStartup+s.Startup)
 		r.ProcessStartupS = max(r.ProcessStartupS, s.ProcessStartup)
 		r.CloseS = max(r.CloseS, s.Close)
-		firsts = append(firsts, s.ProcessStartup+s.FirstBatch)
+		firsts = append(firsts, s.ProgramStartup+s.FirstBatch)
 		r.StallS = max(r.StallS, s.Stall)
 		stallSum += s.Stall
 		r.ReadBytes += s.ReadBytes

@@ -27,8 +27,12 @@ type arena struct {
 	// run that uses little of it (learners that view the file place only
 	// keys and received records there) does not pay up front for all of
 	// it, and a shortage of shared memory is still an error, not a SIGBUS.
-	reserve  func(off, n int64) error
-	reserved int64 // the buffer's first bytes that are reserved
+	reserve func(off, n int64) error
+	// reserved has a bit per page of the buffer, set once the page is
+	// reserved: reserving a reserved page again costs more than the first
+	// time (12 ms against 5 for 64 MiB of tmpfs on this project's machine).
+	resMu    sync.Mutex
+	reserved []uint64
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced whenever space is freed
@@ -47,8 +51,12 @@ func newArena(size int64) *arena {
 
 // alloc reserves n bytes aligned to alignment for the batches listed, and
 // returns their offset in the buffer. It waits for releases while the arena
-// has no gap of n bytes.
-func (a *arena) alloc(ctx context.Context, n int64, batches []uint64) (int64, error) {
+// has no gap of n bytes. The region's first loaded bytes are filled by
+// loads that reserve their own pages (ensure) just before they read into
+// them: a window's first read then goes out at once instead of after all
+// of the window's pages (6.7 ms for the first 64 MiB window at one
+// emulated host).
+func (a *arena) alloc(ctx context.Context, n, loaded int64, batches []uint64) (int64, error) {
 	n = roundUp(n, alignment)
 	if n > a.size {
 		return 0, fmt.Errorf("a window needs %d bytes but the arena has %d", n, a.size)
@@ -59,7 +67,7 @@ func (a *arena) alloc(ctx context.Context, n int64, batches []uint64) (int64, er
 	for {
 		a.mu.Lock()
 		if i, at, ok := a.gap(n); ok {
-			if err := a.grow(at + n); err != nil {
+			if err := a.ensure(at+loaded, n-loaded); err != nil {
 				a.mu.Unlock()
 				return 0, err
 			}
@@ -81,17 +89,36 @@ func (a *arena) alloc(ctx context.Context, n int64, batches []uint64) (int64, er
 	}
 }
 
-// grow reserves the buffer up to end, the first time a region reaches it.
-// Regions go as low as they fit, so the reserved part stays as small as
-// the windows in flight allow. Called with a.mu held.
-func (a *arena) grow(end int64) error {
-	if a.reserve == nil || end <= a.reserved {
+// ensure reserves the pages of bytes [off, off+n) of the buffer that are
+// not reserved yet. Regions go as low as they fit, so the reserved part
+// stays as small as the windows in flight allow.
+func (a *arena) ensure(off, n int64) error {
+	if a.reserve == nil || n <= 0 {
 		return nil
 	}
-	if err := a.reserve(a.reserved, end-a.reserved); err != nil {
-		return err
+	a.resMu.Lock()
+	defer a.resMu.Unlock()
+	if a.reserved == nil {
+		a.reserved = make([]uint64, (a.size/alignment+63)/64+1)
 	}
-	a.reserved = end
+	isSet := func(p int64) bool { return a.reserved[p/64]&(1<<(p%64)) != 0 }
+	end := (off + n + alignment - 1) / alignment
+	for p := off / alignment; p < end; {
+		if isSet(p) {
+			p++
+			continue
+		}
+		q := p + 1
+		for q < end && !isSet(q) {
+			q++
+		}
+		if err := a.reserve(p*alignment, (q-p)*alignment); err != nil {
+			return err
+		}
+		for ; p < q; p++ {
+			a.reserved[p/64] |= 1 << (p % 64)
+		}
+	}
 	return nil
 }
 

@@ -13,18 +13,18 @@ import (
 func TestArenaWaits(t *testing.T) {
 	a := newArena(4 * alignment)
 	ctx := context.Background()
-	off1, err := a.alloc(ctx, 2*alignment, []uint64{1, 2})
+	off1, err := a.alloc(ctx, 2*alignment, 0, []uint64{1, 2})
 	if err != nil || off1 != 0 {
 		t.Fatalf("first alloc at %d, %v", off1, err)
 	}
-	off2, err := a.alloc(ctx, 100, []uint64{3})
+	off2, err := a.alloc(ctx, 100, 0, []uint64{3})
 	if err != nil || off2 != 2*alignment {
 		t.Fatalf("second alloc at %d, %v", off2, err)
 	}
 	// 2 pages requested, 1 free at the end: must wait for the first region.
 	got := make(chan int64)
 	go func() {
-		off, err := a.alloc(ctx, 2*alignment, []uint64{4})
+		off, err := a.alloc(ctx, 2*alignment, 0, []uint64{4})
 		if err != nil {
 			t.Error(err)
 		}
@@ -52,22 +52,22 @@ func TestArenaWaits(t *testing.T) {
 
 func TestArenaTooBig(t *testing.T) {
 	a := newArena(alignment)
-	if _, err := a.alloc(context.Background(), alignment+1, []uint64{1}); err == nil {
+	if _, err := a.alloc(context.Background(), alignment+1, 0, []uint64{1}); err == nil {
 		t.Fatal("want error for a region larger than the arena")
 	}
-	if _, err := a.alloc(context.Background(), 1, nil); err == nil {
+	if _, err := a.alloc(context.Background(), 1, 0, nil); err == nil {
 		t.Fatal("want error for a region no batch frees")
 	}
 }
 
 func TestArenaCancel(t *testing.T) {
 	a := newArena(alignment)
-	if _, err := a.alloc(context.Background(), alignment, []uint64{1}); err != nil {
+	if _, err := a.alloc(context.Background(), alignment, 0, []uint64{1}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := a.alloc(ctx, 1, []uint64{2}); err == nil {
+	if _, err := a.alloc(ctx, 1, 0, []uint64{2}); err == nil {
 		t.Fatal("want context error")
 	}
 }
@@ -78,11 +78,11 @@ func TestArenaWrapWhenEmpty(t *testing.T) {
 	a := newArena(3 * alignment)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if _, err := a.alloc(ctx, 2*alignment, []uint64{1}); err != nil {
+	if _, err := a.alloc(ctx, 2*alignment, 0, []uint64{1}); err != nil {
 		t.Fatal(err)
 	}
 	_ = a.release(1)
-	off, err := a.alloc(ctx, 2*alignment, []uint64{2})
+	off, err := a.alloc(ctx, 2*alignment, 0, []uint64{2})
 	if err != nil || off != 0 {
 		t.Fatalf("alloc after wrap at %d, %v; want 0", off, err)
 	}
@@ -96,7 +96,7 @@ func TestArenaReusesLowPages(t *testing.T) {
 	defer cancel()
 	want := func(n int64, id uint64, at int64) {
 		t.Helper()
-		off, err := a.alloc(ctx, n, []uint64{id})
+		off, err := a.alloc(ctx, n, 0, []uint64{id})
 		if err != nil || off != at {
 			t.Fatalf("alloc of %d bytes for batch %d at %d, %v; want %d", n, id, off, err, at)
 		}
@@ -130,12 +130,12 @@ func TestArenaReservesAsItGrows(t *testing.T) {
 	}
 	ctx := context.Background()
 	for id, n := range []int64{2 * alignment, alignment} {
-		if _, err := a.alloc(ctx, n, []uint64{uint64(id)}); err != nil {
+		if _, err := a.alloc(ctx, n, 0, []uint64{uint64(id)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	_ = a.release(0)
-	if _, err := a.alloc(ctx, alignment, []uint64{2}); err != nil { // below the reserved end
+	if _, err := a.alloc(ctx, alignment, 0, []uint64{2}); err != nil { // below the reserved end
 		t.Fatal(err)
 	}
 	want := [][2]int64{{0, 2 * alignment}, {2 * alignment, alignment}}
@@ -143,11 +143,41 @@ func TestArenaReservesAsItGrows(t *testing.T) {
 		t.Errorf("reserved %v, want %v", asked, want)
 	}
 	fail = true
-	if _, err := a.alloc(ctx, 4*alignment, []uint64{3}); err == nil {
+	if _, err := a.alloc(ctx, 4*alignment, 0, []uint64{3}); err == nil {
 		t.Fatal("alloc past the reserved end succeeded although reserving failed")
 	}
 	fail = false
-	if off, err := a.alloc(ctx, 5*alignment, []uint64{4}); err != nil || off != 3*alignment {
+	if off, err := a.alloc(ctx, 5*alignment, 0, []uint64{4}); err != nil || off != 3*alignment {
 		t.Fatalf("alloc after a failed one at %d, %v; want %d: the failed one left a region", off, err, 3*alignment)
+	}
+}
+
+// TestArenaLeavesLoadedBytesToLoads: alloc reserves only what follows a
+// region's loaded bytes; a load's ensure reserves its own pages, and
+// nothing is reserved twice.
+func TestArenaLeavesLoadedBytesToLoads(t *testing.T) {
+	a := newArena(8 * alignment)
+	var asked [][2]int64
+	a.reserve = func(off, n int64) error {
+		asked = append(asked, [2]int64{off, n})
+		return nil
+	}
+	ctx := context.Background()
+	if _, err := a.alloc(ctx, 4*alignment, 3*alignment, []uint64{1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int64{{alignment, alignment}, {0, 3*alignment - 10}, {0, 4 * alignment}} {
+		if err := a.ensure(r[0], r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := [][2]int64{{3 * alignment, alignment}, {alignment, alignment}, {0, alignment}, {2 * alignment, alignment}}
+	if !slices.Equal(asked, want) {
+		t.Errorf("reserved %v, want %v", asked, want)
+	}
+	failed := errors.New("no space")
+	a.reserve = func(off, n int64) error { return failed }
+	if err := a.ensure(4*alignment, 1); !errors.Is(err, failed) {
+		t.Errorf("ensure of a page that cannot be reserved: %v, want %v", err, failed)
 	}
 }

@@ -87,7 +87,7 @@ func (f *cursorFetcher) fetch(ctx context.Context, w *window, acquire func() err
 
 // fetchCopy copies keys and values out of the map into the arena.
 func (f *cursorFetcher) fetchCopy(ctx context.Context, w *window, recs [][]record, size int64) error {
-	base, err := f.arena.alloc(ctx, size, w.roomIDs())
+	base, err := f.arena.alloc(ctx, size, 0, w.roomIDs())
 	if err != nil {
 		return err
 	}
@@ -135,11 +135,11 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 		spans = f.planBatches(ext, first, popt)
 	}
 	size := spansBytes(spans)
-	base, err := f.arena.alloc(ctx, size+keyBytes, w.roomIDs())
+	base, err := f.arena.alloc(ctx, size+keyBytes, size, w.roomIDs())
 	if err != nil {
 		return err
 	}
-	loads, _ := layoutLoads(f.rd, f.buf, base, spans)
+	loads, _ := layoutLoads(f.rd, f.arena, f.buf, base, spans)
 	for _, l := range loads {
 		// The places came from the snapshot, and so must the bytes.
 		l.verify = func(*load) error { return f.walk.Check() }

@@ -100,7 +100,11 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 			metaRoom += s.PosMeta[pos]
 		}
 	}
-	base, err := ld.arena.alloc(ctx, readRoom+recvRoom+metaRoom, w.roomIDs())
+	loaded := readRoom // read by loads that reserve their own pages
+	if p.src.Decoder() != nil {
+		loaded = 0 // decoded into the room from memory
+	}
+	base, err := ld.arena.alloc(ctx, readRoom+recvRoom+metaRoom, loaded, w.roomIDs())
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +358,7 @@ func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map
 		ld.addLoads(w, loads, st)
 		return
 	}
-	loads, _ := layoutLoads(ld.rd, ld.buf, base, spans)
+	loads, _ := layoutLoads(ld.rd, ld.arena, ld.buf, base, spans)
 	for piece, pl := range placements(loads) {
 		loc[int32(piece)] = where{seg: segArena, off: pl.offset, done: pl.load}
 	}

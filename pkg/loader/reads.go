@@ -51,8 +51,11 @@ type load struct {
 	dst    []byte
 	at     int64               // where dst starts in its shared-memory segment; -1 for staging
 	verify func(l *load) error // checks the blocks of a stored-as-is span; nil for none
-	bytes  *atomic.Int64       // the epoch's storage bytes, counted after the read
-	reads  *atomic.Int64       // the epoch's storage reads
+	// reserve, when set, reserves dst's pages in shared memory before the
+	// read (arena.ensure).
+	reserve func(off, n int64) error
+	bytes   *atomic.Int64 // the epoch's storage bytes, counted after the read
+	reads   *atomic.Int64 // the epoch's storage reads
 	// view, when set, makes the load only bring the span into the page
 	// cache for learners that view the file: a span that is resident is
 	// not read, one that is not is read into scratch bytes that are
@@ -74,6 +77,11 @@ func (l *load) read(ctx context.Context) error {
 	}
 	if l.view != nil {
 		return l.makeResident()
+	}
+	if l.reserve != nil {
+		if err := l.reserve(l.at, int64(len(l.dst))); err != nil {
+			return err
+		}
 	}
 	n, err := l.rd.ReadSpan(l.dst, l.span.Offset)
 	l.count(n)
@@ -212,15 +220,16 @@ func (d *decode) decode(ctx context.Context) error {
 	return nil
 }
 
-// layoutLoads lays spans out one after another in buf from base, each at an
-// aligned position, and makes a load for each. It returns the loads and the
-// bytes used.
-func layoutLoads(rd *reader.SpanReader, buf []byte, base int64, spans []planner.Span) ([]*load, int64) {
+// layoutLoads lays spans out one after another in the arena's buffer buf
+// from base, each at an aligned position, and makes a load for each, which
+// reserves its pages before it reads. It returns the loads and the bytes
+// used.
+func layoutLoads(rd *reader.SpanReader, a *arena, buf []byte, base int64, spans []planner.Span) ([]*load, int64) {
 	loads := make([]*load, len(spans))
 	at := base
 	for i, s := range spans {
 		n := roundUp(s.Length, alignment)
-		l := &load{signal: newSignal(), rd: rd, span: s, dst: buf[at : at+n], at: at}
+		l := &load{signal: newSignal(), rd: rd, span: s, dst: buf[at : at+n], at: at, reserve: a.ensure}
 		if !rd.Direct() {
 			l.dst = l.dst[:s.Length]
 		}

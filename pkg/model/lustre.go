@@ -52,7 +52,7 @@ func Lustre() ParamsFile {
 			"in_flight 2: a reader that faults pages or reads buffered keeps its own request and one readahead in flight",
 			"mem_copy 5 GB/s per core, cursor_step_s 1 µs per record, touch_rate 20 GB/s and sha256_rate 500 MB/s per core: " +
 				"a CPU of LMDBIO's time (this machine measures memcpy at 18 GB/s and Go's SHA-256 at 1.3 GB/s per core)",
-			"startup_s 1 s from process start to the loader ready, plus process_cpu_s 0.05 s of CPU per learner process " +
+			"startup_s 1 s from the program's start to the loader ready, plus process_cpu_s 0.05 s of CPU per learner process " +
 				"(runtime, MPI initialisation, opening the dataset) spread over its node's cores",
 			"net_bandwidth 12.5 GB/s and net_latency_s 2 µs per node: a 100 Gb/s InfiniBand or Omni-Path network",
 			"locality 0: a uniform shuffle, (N-1)/N of the samples cross nodes",

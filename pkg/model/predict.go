@@ -129,7 +129,7 @@ func coreTime(p Params, reader, learner, n, r float64) float64 {
 	return t
 }
 
-// startupTime is the time from the learners' process start to their
+// startupTime is the time from the start of the learners' window to their
 // loaders being ready: a fixed part (launch, the collective open) plus every
 // process's own start-up CPU, spread over the cores the processes share: a
 // node's cores, and where nodes share one machine, the machine's.

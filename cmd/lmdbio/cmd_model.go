@@ -454,7 +454,7 @@ func printSweep(w io.Writer, points []model.Point, contenders []model.Contender,
 		value func(model.Point) string
 	}{
 		{"delivered MB/s (bottleneck)", func(p model.Point) string { return fmt.Sprintf("%.4g %s", p.MBPerS, p.Bottleneck) }},
-		{"seconds from process start to the last batch", func(p model.Point) string { return fmt.Sprintf("%.4g", p.Seconds) }},
+		{"seconds from the start of the window to the last batch", func(p model.Point) string { return fmt.Sprintf("%.4g", p.Seconds) }},
 	} {
 		fmt.Fprintf(w, "%s\n%6s", t.title, "nodes")
 		for _, c := range contenders {

@@ -53,7 +53,7 @@ func SweepFigures(points []Point, title string) ([]figure.Figure, error) {
 		value   func(Point) float64
 	}{
 		{"model_mb_per_s", "delivered to all learners (MB/s, log scale)", func(p Point) float64 { return p.MBPerS }},
-		{"model_seconds", "time from process start to the last batch (s, log scale)", func(p Point) float64 { return p.Seconds }},
+		{"model_seconds", "time from the start to the last batch (s, log scale)", func(p Point) float64 { return p.Seconds }},
 	} {
 		p := newPlot(title, "nodes (log scale)", f.y)
 		l := figure.NewLegend()

@@ -152,17 +152,37 @@ func Load(path string, opts LoadOptions) (x *Index, from string, err error) {
 // file as it is, with where it came from, or nil and why the saved indexes
 // found were not trusted.
 func findSaved(dataPath string, locs []location) (x *Index, from string, rejected []string, err error) {
-	fh, _, err := lmdbfmt.OpenRegular(dataPath)
+	fh, st, err := lmdbfmt.OpenRegular(dataPath)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("index: %w", err)
 	}
 	defer fh.Close()
+	// The first place is read while the data file's meta pages are: on a
+	// parallel file system each is a round trip of its own.
+	type read struct {
+		b   []byte
+		err error
+	}
+	first := make(chan read, 1)
+	go func() {
+		b, err := readSaved(locs[0].path, st.Size())
+		first <- read{b, err}
+	}()
 	cur, _, err := identify(fh)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("index: %s: %w", dataPath, err)
 	}
-	for _, l := range locs {
-		x, err := readSaved(l.path, cur, fh)
+	for i, l := range locs {
+		var b []byte
+		if i == 0 {
+			r := <-first
+			b, err = r.b, r.err
+		} else {
+			b, err = readSaved(l.path, cur.Size)
+		}
+		if err == nil {
+			x, err = checkSaved(l.path, b, cur, fh)
+		}
 		if err == nil {
 			return x, l.kind + " " + l.path, nil, nil
 		}
@@ -178,23 +198,29 @@ func findSaved(dataPath string, locs []location) (x *Index, from string, rejecte
 	return nil, "", rejected, nil
 }
 
-// readSaved reads a saved index and checks that it describes the data file
-// as it is: same identity, and a sample of records where the index says.
-// Only a regular file no larger than an index of data can be is read, so a
+// readSaved reads a saved index of a data file of dataSize bytes. Only a
+// regular file no larger than an index of such data can be is read, so a
 // FIFO cannot block Load and a device cannot feed it without end.
-func readSaved(path string, cur Identity, data io.ReaderAt) (*Index, error) {
+func readSaved(path string, dataSize int64) ([]byte, error) {
 	f, st, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if limit := maxSavedSize(cur.Size); st.Size() > limit {
-		return nil, corruptf("%s: %d bytes, more than the %d an index of a %d-byte database can take", path, st.Size(), limit, cur.Size)
+	if limit := maxSavedSize(dataSize); st.Size() > limit {
+		return nil, corruptf("%s: %d bytes, more than the %d an index of a %d-byte database can take", path, st.Size(), limit, dataSize)
 	}
 	b := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, err
 	}
+	return b, nil
+}
+
+// checkSaved decodes the saved index b read from path and checks that it
+// describes the data file as it is: same identity, and a sample of records
+// where the index says.
+func checkSaved(path string, b []byte, cur Identity, data io.ReaderAt) (*Index, error) {
 	x, err := Unmarshal(b)
 	if err != nil {
 		return nil, err

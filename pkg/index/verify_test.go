@@ -221,7 +221,7 @@ func TestSpotCheckReportsTheFirstRecord(t *testing.T) {
 	}
 	n := x.Len()
 	checked := func(s int) int { return s * (n - 1) / (spotChecks - 1) }
-	d := &damagedAt{img: img, x: x, bad: [2]int{checked(2), checked(spotChecks - 3)}, lastDone: make(chan struct{})}
+	d := &damagedAt{img: img, x: x, bad: [2]int{checked(1), checked(spotChecks - 2)}, lastDone: make(chan struct{})}
 	err := x.spotCheck(d)
 	if !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("spot check of damaged records = %v, want ErrCorrupt", err)

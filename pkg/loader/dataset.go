@@ -95,12 +95,42 @@ func describeHDF5(path string, opt Options) (*dataset, error) {
 		FileSize: info.FileSize, Identity: info.Identity, Note: info.Note, src: src}, nil
 }
 
-// shareDataset runs describe on rank 0 and tells every rank the outcome; in
-// PROV modes it also sends the index to the node leaders. Collective.
-func shareDataset(t *topology.Topology, path string, opt Options) (*dataset, error) {
+// description is the outcome of describe.
+type description struct {
+	ds  *dataset
+	err error
+}
+
+// describeAhead starts describing the dataset on rank 0 with its own
+// options, defaults filled in, and returns where the outcome arrives (nil
+// on the other ranks, and for options that fail their checks). Started
+// before the options are agreed, rank 0's reads from storage overlap the
+// agreement; its options are the root's, so in every Open that goes on
+// they are the agreed ones.
+func describeAhead(t *topology.Topology, path string, opt Options) <-chan description {
+	if t.Rank != 0 || opt.setDefaults() != nil {
+		return nil
+	}
+	c := make(chan description, 1)
+	go func() {
+		ds, err := describe(path, opt)
+		c <- description{ds, err}
+	}()
+	return c
+}
+
+// shareDataset tells every rank rank 0's description of the dataset, which
+// arrives on ahead (or is made now, without it); in PROV modes it also
+// sends the index to the node leaders. Collective.
+func shareDataset(t *topology.Topology, path string, opt Options, ahead <-chan description) (*dataset, error) {
 	var ds *dataset
 	var err error
-	if t.Rank == 0 {
+	switch {
+	case t.Rank != 0:
+	case ahead != nil:
+		d := <-ahead
+		ds, err = d.ds, d.err
+	default:
 		ds, err = describe(path, opt)
 	}
 	payload, err := bcastStatus(t.World, 0, 0, err, ds)

@@ -107,11 +107,15 @@ func Open(path string, opt Options) (*Loader, error) {
 // rank returns the same error.
 func prepare(path string, opt *Options, learners func(*topology.Topology) (int, error)) (*dataset, []int, error) {
 	t := opt.Topology
+	ahead := describeAhead(t, path, *opt)
 	sizes, err := agreeOptions(t, path, opt, learners)
 	if err != nil {
+		if ahead != nil {
+			<-ahead // no reads of the dataset go on after a failed Open
+		}
 		return nil, nil, err
 	}
-	ds, err := shareDataset(t, path, *opt)
+	ds, err := shareDataset(t, path, *opt, ahead)
 	if err != nil {
 		return nil, nil, err
 	}

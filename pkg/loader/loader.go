@@ -111,7 +111,9 @@ func prepare(path string, opt *Options, learners func(*topology.Topology) (int, 
 	sizes, err := agreeOptions(t, path, opt, learners)
 	if err != nil {
 		if ahead != nil {
-			<-ahead // no reads of the dataset go on after a failed Open
+			// No reads of the dataset go on after a failed Open; an
+			// index being built is finished, for the next Open.
+			<-ahead
 		}
 		return nil, nil, err
 	}

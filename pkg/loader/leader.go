@@ -584,7 +584,9 @@ func (ld *leader) firstError(err error) error {
 
 // start runs the node reader.
 func (ld *leader) start() {
-	ld.started.Store(true)
+	if !ld.started.CompareAndSwap(false, true) {
+		return // connect started it already
+	}
 	go ld.watch()
 	go ld.run(ld.ctx)
 }

@@ -149,7 +149,7 @@ func (l *Loader) afterOpen(err error) (*Loader, error) {
 		return nil, err
 	}
 	l.epoch = l.cfg.FirstEpoch
-	if l.lead != nil && !l.lead.started.Load() {
+	if l.lead != nil {
 		l.lead.start()
 	}
 	return l, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
+	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/source"
@@ -145,28 +147,56 @@ func IsBadInput(err error) bool {
 
 // agreeOptions is the collective start of every open: each rank sets the
 // defaults of its options and checks them, and the leaders count the
-// learners of their node (learners). In one broadcast and one allreduce
-// every rank learns whether any rank failed, whether all opened the loader
-// with the same settings (name, value pairs in the same order) as rank 0,
-// and the learners of every node. If any failed, or the settings differ,
-// every rank gets the same error: the lowest failing rank's, or the first
-// setting that differs with rank 0's value and the ranks with another.
-func agreeOptions(t *topology.Topology, path string, opt *Options, learners func(*topology.Topology) (int, error)) ([]int, error) {
+// learners of their node (learners) and, where the node readers choose
+// how to read (see choosesDirect), open the data file for direct I/O. In
+// one broadcast and one allreduce every rank learns whether any rank
+// failed, whether all opened the loader with the same settings (name,
+// value pairs in the same order) as rank 0, and what nodes holds. If any
+// failed, or the settings differ, every rank gets the same error: the
+// lowest failing rank's, or the first setting that differs with rank 0's
+// value and the ranks with another.
+func agreeOptions(t *topology.Topology, path string, opt *Options, learners func(*topology.Topology) (int, error)) (*nodes, error) {
 	c := t.World
 	err := opt.setDefaults()
 	if err == nil {
 		err = checkThreads(t, *opt)
 	}
-	vals := make([]int64, 1+t.Nodes) // differs, then the learners of every node
-	if err == nil && t.Leader() {
-		var n int
-		n, err = learners(t)
-		vals[1+t.Node] = int64(n)
-	}
 	mine, e := json.Marshal(append([][2]string{{"path", path}}, opt.settings()...))
 	if e != nil {
 		return nil, e
 	}
+	// differs; the learners of every node; the host of every node; whether
+	// a node could not open the data file for direct I/O
+	vals := make([]int64, 2+2*t.Nodes)
+	host := hostKey(t.Host)
+	chooses := choosesDirect(*opt)
+	var probe *reader.SpanReader
+	if err == nil && t.Leader() {
+		var n int
+		n, err = learners(t)
+		vals[1+t.Node], vals[1+t.Nodes+t.Node] = int64(n), host
+		if chooses {
+			if probe = openDirect(t, path, *opt); probe == nil {
+				vals[len(vals)-1] = 1
+			}
+		}
+	}
+	m, err := agreeNodes(c, t, mine, err, vals)
+	if err != nil {
+		closeProbe(probe)
+		return nil, err
+	}
+	if m.direct = chooses && m.direct; m.direct {
+		m.probe = probe
+	} else {
+		closeProbe(probe)
+	}
+	return m, nil
+}
+
+// agreeNodes is the collective part of agreeOptions: rank 0's settings to
+// every rank, then one allreduce of err and vals.
+func agreeNodes(c *mpi.Comm, t *topology.Topology, mine []byte, err error, vals []int64) (*nodes, error) {
 	root, e := bcastBytes(c, 0, mine)
 	if e != nil {
 		return nil, e
@@ -180,11 +210,42 @@ func agreeOptions(t *topology.Topology, path string, opt *Options, learners func
 	if vals[0] != 0 {
 		return nil, reportMismatch(c, mine)
 	}
-	sizes := make([]int, t.Nodes)
-	for i, n := range vals[1:] {
-		sizes[i] = int(n)
+	m := &nodes{sizes: make([]int, t.Nodes), direct: vals[len(vals)-1] == 0}
+	host := hostKey(t.Host)
+	for i := range t.Nodes {
+		m.sizes[i] = int(vals[1+i])
+		if vals[1+t.Nodes+i] == host {
+			m.readers++
+		}
 	}
-	return sizes, nil
+	m.readers = max(m.readers, 1)
+	return m, nil
+}
+
+// nodes is what every rank learns of the nodes as the ranks agree on the
+// options.
+type nodes struct {
+	sizes   []int // the learners of every node
+	readers int   // the node readers on this rank's host (virtual nodes share one)
+	// direct says whether the node readers read with direct I/O, where
+	// they choose: every node wanted it and opened the file for it. probe
+	// is that file on a node leader, for its node reader.
+	direct bool
+	probe  *reader.SpanReader
+}
+
+// hostKey stands for a host name in an allreduce of maximums: a hash,
+// positive and never 0, which stands for no node.
+func hostKey(host string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(host))
+	return int64(h.Sum64()>>1) | 1
+}
+
+func closeProbe(rd *reader.SpanReader) {
+	if rd != nil {
+		rd.Close()
+	}
 }
 
 // reportMismatch gives every rank of c the same error naming the setting

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -25,20 +26,22 @@ import (
 //     order 1.7-1.8 s against 10.2-11.6 s, the lmdb mode 3.2-3.9 s). A
 //     file already in the page cache is read from it.
 //
-// The node readers agree (in meetReaders), since it changes how every node
-// aligns its reads and so the windows they must cut alike: direct only if
-// every node wants it and it opens on every node.
-func (ld *leader) choosesDirect() bool {
-	return !ld.opt.Direct && ld.opt.Views == ViewsAuto && ld.opt.Mode.PROV
+// The node readers agree (in agreeOptions), since it changes how every
+// node aligns its reads and so the windows they must cut alike: direct
+// only if every node wants it and it opens on every node.
+func choosesDirect(opt Options) bool {
+	return !opt.Direct && opt.Views == ViewsAuto && opt.Mode.PROV
 }
 
-// openDirect opens the data file with direct I/O where this node wants it
-// and it opens; else nil.
-func (ld *leader) openDirect(t *topology.Topology) *reader.SpanReader {
-	if !ld.wantsDirect(t) {
+// openDirect opens the data file of path with direct I/O where this node
+// wants it and it opens; else nil. It runs before rank 0 has described
+// the dataset: a path that names none opens nothing here and fails there.
+func openDirect(t *topology.Topology, path string, opt Options) *reader.SpanReader {
+	dataPath, err := lmdbfmt.DataPath(path)
+	if err != nil || !wantsDirect(t, dataPath, opt) {
 		return nil
 	}
-	rd, err := reader.Open(ld.ds.Path, true)
+	rd, err := reader.Open(dataPath, true)
 	if err != nil {
 		return nil
 	}
@@ -47,12 +50,12 @@ func (ld *leader) openDirect(t *topology.Topology) *reader.SpanReader {
 
 // wantsDirect reports whether this node would read the data file with
 // direct I/O (see choosesDirect).
-func (ld *leader) wantsDirect(t *topology.Topology) bool {
-	if reader.Networked(ld.ds.Path) != "" {
+func wantsDirect(t *topology.Topology, dataPath string, opt Options) bool {
+	if reader.Networked(dataPath) != "" {
 		return true
 	}
-	fillsCache := ld.opt.Epochs > 1 && ld.opt.Cache != CacheOff // else learners view the page cache
-	return fillsCache && !shareCached(ld.ds.Path, t.Node, t.Nodes)
+	fillsCache := opt.Epochs > 1 && opt.Cache != CacheOff // else learners view the page cache
+	return fillsCache && !shareCached(dataPath, t.Node, t.Nodes)
 }
 
 // shareCached reports whether most of node's share of the file, the

@@ -2,10 +2,8 @@ package loader
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -86,23 +84,25 @@ type fetcher interface {
 // newLeader prepares the node reader: its plan, the shared memory and the
 // socket the node's learners connect to. Nothing runs yet. It is
 // collective over the node readers (t.Leaders): every step that one of them
-// may fail is followed by an agreement, so none is left waiting in a later
-// collective for one that failed. A failure of the last step, the shared
-// memory, is this node's own: the caller agrees on it over the world.
-func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*leader, error) {
-	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: sizes[t.Node], sizes: sizes, failed: make(chan error, 1),
-		done: make(chan struct{}), holds: newHoldings(sizes[t.Node]), guard: noGuard{}, stats: newRunStats()}
+// may fail is followed by an agreement (prepare's by agreeViews where a node
+// may view the file, else by connectReaders'), so none is left waiting in a
+// later collective for one that failed. A failure of the last step, the
+// shared memory, is this node's own: the caller agrees on it over the world.
+func newLeader(t *topology.Topology, ds *dataset, opt Options, n *nodes) (*leader, error) {
+	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: n.sizes[t.Node], readers: n.readers, sizes: n.sizes,
+		rd: n.probe, failed: make(chan error, 1), done: make(chan struct{}), holds: newHoldings(n.sizes[t.Node]),
+		guard: noGuard{}, stats: newRunStats()}
+	ld.opt.Direct = ld.opt.Direct || n.direct
 	ld.ctx, ld.cancel = context.WithCancel(context.Background())
-	if err := ld.meetReaders(t); err != nil {
-		return nil, err
-	}
-	err := ld.prepare(sizes)
-	if err = ld.agreeViews(t, err); err != nil {
-		ld.closeParts()
-		return nil, err
+	err := ld.prepare()
+	if ld.mayView() {
+		if err = ld.agreeViews(t, err); err != nil {
+			ld.closeParts()
+			return nil, err
+		}
 	}
 	var capacity, spare int64
-	if ld.plan != nil {
+	if ld.plan != nil && err == nil {
 		if err = ld.sizeArena(); err == nil {
 			capacity, spare, err = ld.cacheCapacity(ld.readers)
 		}
@@ -117,58 +117,13 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, sizes []int) (*le
 	return ld, nil
 }
 
-// meetReaders counts the node readers on this host (virtual nodes share
-// one) and, where they choose (see choosesDirect), agrees on direct I/O:
-// one allgather of a hash of each reader's host name and whether it can
-// read directly. The reader that showed it can becomes the node's reader
-// when direct I/O is agreed, so the data file is not opened twice.
-// Collective over t.Leaders.
-func (ld *leader) meetReaders(t *topology.Topology) error {
-	h := fnv.New64a()
-	h.Write([]byte(t.Host))
-	host := h.Sum64()
-	mine := binary.LittleEndian.AppendUint64(nil, host)
-	mine = append(mine, 0)
-	chooses := ld.choosesDirect()
-	var probe *reader.SpanReader
-	if chooses {
-		probe = ld.openDirect(t)
-	}
-	if probe != nil {
-		mine[8] = 1
-	}
-	all := make([]byte, len(mine)*t.Leaders.Size())
-	if err := t.Leaders.Allgather(mine, all); err != nil {
-		if probe != nil {
-			probe.Close()
-		}
-		return err
-	}
-	direct := true
-	for r := 0; r < len(all); r += len(mine) {
-		if binary.LittleEndian.Uint64(all[r:]) == host {
-			ld.readers++
-		}
-		direct = direct && all[r+8] == 1
-	}
-	ld.readers = max(ld.readers, 1)
-	if !chooses {
-		return nil
-	}
-	ld.opt.Direct = direct
-	if direct {
-		ld.rd = probe
-	} else if probe != nil {
-		probe.Close()
-	}
-	return nil
-}
-
 // prepare does what needs no other node: the plan, the data file, the
-// guard of its snapshot, and whether learners may view the file.
-func (ld *leader) prepare(sizes []int) (err error) {
+// guard of its snapshot, and whether learners may view the file. The
+// file is opened and its snapshot pinned while the plan is worked out:
+// on a parallel file system each open is a round trip to its servers.
+func (ld *leader) prepare() error {
 	if !ld.opt.Mode.PROV {
-		ld.sched = newFixedSchedule(ld.ds, ld.opt, sizes, ld.node)
+		ld.sched = newFixedSchedule(ld.ds, ld.opt, ld.sizes, ld.node)
 		if ld.sched.err != nil {
 			return ld.sched.err
 		}
@@ -179,10 +134,23 @@ func (ld *leader) prepare(sizes []int) (err error) {
 		ld.fetch = f
 		return nil
 	}
-	if ld.plan, err = newRunPlan(ld.ds.src, ld.opt, sizes, ld.node); err != nil {
-		return err
+	opened := make(chan error, 1)
+	go func() { opened <- ld.openData() }()
+	var err error
+	ld.plan, err = newRunPlan(ld.ds.src, ld.opt, ld.sizes, ld.node)
+	if e := <-opened; err == nil {
+		err = e
 	}
-	if ld.rd == nil { // else meetReaders opened it
+	if err == nil && ld.viewable() {
+		ld.view, err = openView(ld.ds.Path)
+	}
+	return err
+}
+
+// openData opens the data file, unless agreeOptions opened it for direct
+// I/O, and pins the snapshot it reads.
+func (ld *leader) openData() (err error) {
+	if ld.rd == nil {
 		if ld.rd, err = reader.Open(ld.ds.Path, ld.opt.Direct); err != nil {
 			return err
 		}
@@ -192,10 +160,7 @@ func (ld *leader) prepare(sizes []int) (err error) {
 		return err // ld.guard stays noGuard{}: closeParts calls its close
 	}
 	ld.guard = g
-	if ld.viewable() {
-		ld.view, err = openView(ld.ds.Path)
-	}
-	return err
+	return nil
 }
 
 // connectReaders agrees on err, the outcome of the steps before, and tells

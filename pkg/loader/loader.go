@@ -83,32 +83,32 @@ func Open(path string, opt Options) (*Loader, error) {
 	if opt.Topology == nil {
 		return nil, fmt.Errorf("loader: Options.Topology is required")
 	}
-	ds, sizes, err := prepare(path, &opt, localRanks)
+	ds, n, err := prepare(path, &opt, localRanks)
 	if err != nil {
 		return nil, err
 	}
 	t := opt.Topology
-	l := &Loader{opt: opt, ds: ds, sizes: sizes}
+	l := &Loader{opt: opt, ds: ds, sizes: n.sizes}
 	if opt.Mode.Caffe {
 		l.caffe, err = openCaffe(ds, opt)
 		if err == nil {
 			l.cfg = runConfig{Records: ds.Records, Epochs: opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
-				State: stateAt(ds, opt, sizes, 0, 0), ViewSegment: -1}
+				State: stateAt(ds, opt, l.sizes, 0, 0), ViewSegment: -1}
 		}
 		return l.afterOpen(agree(t.World, err))
 	}
-	err = l.connect(sizes)
+	err = l.connect(n)
 	return l.afterOpen(agree(t.World, err))
 }
 
 // prepare is the collective start of every open: the options, checked and
-// agreed on by every rank, with the learners of every node (learners
-// counts them on a node's leader); the dataset, described by rank 0. Every
-// rank returns the same error.
-func prepare(path string, opt *Options, learners func(*topology.Topology) (int, error)) (*dataset, []int, error) {
+// agreed on by every rank, with what the ranks learn of the nodes (learners
+// counts a node's learners on its leader); the dataset, described by rank
+// 0. Every rank returns the same error.
+func prepare(path string, opt *Options, learners func(*topology.Topology) (int, error)) (*dataset, *nodes, error) {
 	t := opt.Topology
 	ahead := describeAhead(t, path, *opt)
-	sizes, err := agreeOptions(t, path, opt, learners)
+	n, err := agreeOptions(t, path, opt, learners)
 	if err != nil {
 		if ahead != nil {
 			// No reads of the dataset go on after a failed Open; an
@@ -118,15 +118,14 @@ func prepare(path string, opt *Options, learners func(*topology.Topology) (int, 
 		return nil, nil, err
 	}
 	ds, err := shareDataset(t, path, *opt, ahead)
+	if err == nil && opt.Resume != nil {
+		err = opt.Resume.check(ds, *opt, n.sizes) // the same on every rank
+	}
 	if err != nil {
+		closeProbe(n.probe)
 		return nil, nil, err
 	}
-	if opt.Resume != nil {
-		if err := opt.Resume.check(ds, *opt, sizes); err != nil {
-			return nil, nil, err // the same on every rank
-		}
-	}
-	return ds, sizes, nil
+	return ds, n, nil
 }
 
 // checkThreads refuses a run whose node readers would call MPI from several
@@ -160,13 +159,13 @@ func localRanks(t *topology.Topology) (int, error) { return t.LocalSize, nil }
 
 // connect sets up the node: the leader prepares the node reader, every
 // local rank connects to it and maps the shared memory it passes.
-func (l *Loader) connect(sizes []int) error {
+func (l *Loader) connect(n *nodes) error {
 	t := l.opt.Topology
 	var socket string
 	var err error
 	welcomed := make(chan error, 1)
 	if t.Leader() {
-		l.lead, err = newLeader(t, l.ds, l.opt, sizes)
+		l.lead, err = newLeader(t, l.ds, l.opt, n)
 		if err == nil {
 			socket = l.lead.server.Name()
 			go func() { welcomed <- l.lead.welcome(acceptTimeout) }()

@@ -38,11 +38,11 @@ func Serve(path string, opt Options, learners int) (*Reader, error) {
 		}
 		return learners, nil
 	}
-	ds, sizes, err := prepare(path, &opt, alone)
+	ds, n, err := prepare(path, &opt, alone)
 	if err != nil {
 		return nil, err
 	}
-	lead, err := newLeader(t, ds, opt, sizes)
+	lead, err := newLeader(t, ds, opt, n)
 	if err = agree(t.World, err); err != nil {
 		if lead != nil {
 			lead.closeParts()

@@ -115,8 +115,15 @@ func (v *fileView) residentPages(off, n int64) (in, all int) {
 // as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
 // under a reader).
 func (ld *leader) viewable() bool {
+	return ld.mayView() && ld.guard.holds()
+}
+
+// mayView is the part of viewable that is the same on every node: the
+// agreed options, the dataset, the agreed direct I/O. Where it is false no
+// node views the file, and the node readers need not agree on it.
+func (ld *leader) mayView() bool {
 	want := ld.opt.Views == ViewsOn || ld.opt.Views == ViewsAuto && (ld.opt.Epochs == 1 || ld.opt.Cache == CacheOff)
-	return want && ld.ds.src.Decoder() == nil && !ld.opt.Direct && ld.guard.holds()
+	return want && ld.opt.Mode.PROV && ld.ds.src.Decoder() == nil && !ld.opt.Direct
 }
 
 // agreeViews agrees on err, the outcome of prepare, and makes the node

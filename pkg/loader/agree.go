@@ -156,7 +156,6 @@ func IsBadInput(err error) bool {
 // lowest failing rank's, or the first setting that differs with rank 0's
 // value and the ranks with another.
 func agreeOptions(t *topology.Topology, path string, opt *Options, learners func(*topology.Topology) (int, error)) (*nodes, error) {
-	c := t.World
 	err := opt.setDefaults()
 	if err == nil {
 		err = checkThreads(t, *opt)
@@ -181,7 +180,7 @@ func agreeOptions(t *topology.Topology, path string, opt *Options, learners func
 			}
 		}
 	}
-	m, err := agreeNodes(c, t, mine, err, vals)
+	m, err := agreeNodes(t, mine, err, vals)
 	if err != nil {
 		closeProbe(probe)
 		return nil, err
@@ -196,7 +195,8 @@ func agreeOptions(t *topology.Topology, path string, opt *Options, learners func
 
 // agreeNodes is the collective part of agreeOptions: rank 0's settings to
 // every rank, then one allreduce of err and vals.
-func agreeNodes(c *mpi.Comm, t *topology.Topology, mine []byte, err error, vals []int64) (*nodes, error) {
+func agreeNodes(t *topology.Topology, mine []byte, err error, vals []int64) (*nodes, error) {
+	c := t.World
 	root, e := bcastBytes(c, 0, mine)
 	if e != nil {
 		return nil, e

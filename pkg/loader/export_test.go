@@ -26,3 +26,16 @@ func FailConnected(node int) (restore func()) {
 	}
 	return func() { connected = old }
 }
+
+// AgreeNodes runs Open's agreement on opt and path (collective) and
+// returns what the ranks learnt of the nodes; it closes the file a leader
+// opened for direct I/O, saying whether it had one.
+func AgreeNodes(path string, opt Options) (sizes []int, readers int, direct, opened bool, err error) {
+	n, err := agreeOptions(opt.Topology, path, &opt, localRanks)
+	if err != nil {
+		return nil, 0, false, false, err
+	}
+	opened = n.probe != nil
+	closeProbe(n.probe)
+	return n.sizes, n.readers, n.direct, opened, nil
+}

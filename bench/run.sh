@@ -8,8 +8,9 @@
 # Parts (times are estimates for the full size on a 2-core machine):
 #   local    local disk, 4 and 8 learners on one node, cold and warm: every
 #            stacked mode (default vs lmdb), the peers (PyTorch readahead on
-#            and off, Caffe-style); default and lmdb alone, cold, 40
-#            rounds, paired by round; the ResNet-50 AU search        ~21 min
+#            and off, Caffe-style); default and lmdb alone, 40 rounds
+#            paired by round, cold, then warm; the ResNet-50 AU search
+#                                                                    ~22 min
 #   pfs      one emulated-PFS client (pfsemu --direct-io), 8 ranks, cold
 #                                                                    ~3 min
 #   python   the Python binding in a PyTorch loop vs the Go learners and
@@ -191,6 +192,13 @@ part_local() {
 		"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
 			--page-cache cold --consumer touch --limit-probes buffered:8x2:4MiB,buffered:4x2:4MiB,direct:1x1:16MiB "$data"
 	} >"$out/local-pairs.jsonl"
+	# Warm, the same: the page cache serves a round in about 0.15 s, so a
+	# few milliseconds of start-up move one round's ratio by several percent.
+	{
+		machine local-pairs
+		"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
+			--page-cache warm --consumer touch --limit-probes buffered:8x2:4MiB,buffered:4x2:4MiB "$data"
+	} >"$out/local-pairs-warm.jsonl"
 	# Emulated accelerators sleep through their compute, so 24 of them fit
 	# on a small machine; one round, one cold epoch (later epochs would come
 	# from the page cache: the dataset is smaller than this machine's memory).

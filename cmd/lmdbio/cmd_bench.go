@@ -76,11 +76,12 @@ their MPI start-up (MPI_Init and the topology; a training job starts MPI
 with any loader); for a peer its interpreter and imports. lmdbio's learners
 started once for the whole run, so what their program did before the job
 is added to the time from before Open to the last batch; peers are new
-processes and measure from the end of their imports. Start-up (the start of the window to the loader ready)
-is reported on its own too. Ratios compare only contenders with the same
-consumer, rank count and cache state: the ratio of their medians over
-rounds and, paired by round, the geometric mean of the per-round ratios
-with its 95% interval, which cancels the machine's drift between rounds.
+processes and measure from the end of their imports. Start-up (the start
+of the window to the loader ready) is reported on its own too. Ratios
+compare only contenders with the same consumer, rank count and cache
+state: the ratio of their medians over rounds and, paired by round, the
+geometric mean of the per-round ratios with its 95% interval, which
+cancels the machine's drift between rounds.
 
 Measured per result: samples/s and MB/s delivered to all learners (over the
 slowest learner's window), start-up, time to first batch (min, median, max

@@ -180,7 +180,7 @@ func agreeOptions(t *topology.Topology, path string, opt *Options, learners func
 			}
 		}
 	}
-	m, err := agreeNodes(t, mine, err, vals)
+	m, err := agreeNodes(t, host, mine, err, vals)
 	if err != nil {
 		closeProbe(probe)
 		return nil, err
@@ -194,8 +194,9 @@ func agreeOptions(t *topology.Topology, path string, opt *Options, learners func
 }
 
 // agreeNodes is the collective part of agreeOptions: rank 0's settings to
-// every rank, then one allreduce of err and vals.
-func agreeNodes(t *topology.Topology, mine []byte, err error, vals []int64) (*nodes, error) {
+// every rank, then one allreduce of err and vals; host is this rank's
+// hostKey.
+func agreeNodes(t *topology.Topology, host int64, mine []byte, err error, vals []int64) (*nodes, error) {
 	c := t.World
 	root, e := bcastBytes(c, 0, mine)
 	if e != nil {
@@ -211,7 +212,6 @@ func agreeNodes(t *topology.Topology, mine []byte, err error, vals []int64) (*no
 		return nil, reportMismatch(c, mine)
 	}
 	m := &nodes{sizes: make([]int, t.Nodes), direct: vals[len(vals)-1] == 0}
-	host := hostKey(t.Host)
 	for i := range t.Nodes {
 		m.sizes[i] = int(vals[1+i])
 		if vals[1+t.Nodes+i] == host {

@@ -41,7 +41,7 @@ func (s *lmdbSource) Pieces(b int, dst []source.Extent) []source.Extent {
 // Verify checks the bytes in front of block b's value (see Source).
 func (s *lmdbSource) Verify(b int, block []byte) error {
 	if int64(len(block)) != s.DecodedLen(b) {
-		return s.mismatch(b, "block of %d bytes, want %d", len(block), s.DecodedLen(b))
+		return mismatch(b, s.off[b], fmt.Sprintf("block of %d bytes, want %d", len(block), s.DecodedLen(b)))
 	}
 	return s.verifyPrefix(b, block[:s.prefixLen(b)])
 }
@@ -51,6 +51,10 @@ func (s *lmdbSource) HeadLen(b int) int64 { return s.prefixLen(b) }
 
 // VerifyHead checks the bytes in front of block b's value, read alone.
 func (s *lmdbSource) VerifyHead(b int, head []byte) error { return s.verifyPrefix(b, head) }
+
+// Heads is the check of the bytes in front of values that learners make
+// where they map the data file (see Heads).
+func (s *lmdbSource) Heads() Heads { return s.heads() }
 
 func (s *lmdbSource) Info() source.Info {
 	return source.Info{Format: "lmdb", Path: s.path, FileSize: s.id.Size, ValueBytes: s.total,

@@ -37,15 +37,15 @@ func validPageSize(ps uint32) bool {
 }
 
 // overflow reports whether record i's value lies in overflow pages.
-func (x *Index) overflow(i int) bool { return x.off[i]%int64(x.psize) == lmdbPageHeader }
+func (x *Index) overflow(i int) bool { return x.heads().overflow(x.off[i]) }
 
 // prefixLen is how many bytes in front of record i's value identify it.
 func (x *Index) prefixLen(i int) int64 {
-	if x.overflow(i) {
-		return lmdbPageHeader
-	}
-	return lmdbNodeHeader + int64(x.keyOff[i+1]-x.keyOff[i])
+	return x.heads().prefixLen(x.off[i], int(x.keyOff[i+1]-x.keyOff[i]))
 }
+
+// heads is the check of the bytes in front of the index's values.
+func (x *Index) heads() Heads { return Heads{PageSize: int64(x.psize)} }
 
 // checkPlace checks that record i's value, with what identifies it, sits
 // where LMDB can put a value: an overflow value right after the header of a
@@ -71,34 +71,78 @@ func (x *Index) checkPlace(i int) error {
 // verifyPrefix checks the bytes in front of record i's value: the overflow
 // page header, or the leaf node's header and key.
 func (x *Index) verifyPrefix(i int, prefix []byte) error {
-	if int64(len(prefix)) != x.prefixLen(i) {
-		return x.mismatch(i, "%d bytes in front of the value, want %d", len(prefix), x.prefixLen(i))
-	}
-	size := x.size[i]
-	if x.overflow(i) {
-		pgno := uint64(x.off[i]-lmdbPageHeader) / uint64(x.psize)
-		got, flags, pages := le.Uint64(prefix), le.Uint16(prefix[10:]), le.Uint32(prefix[12:])
-		need := (lmdbPageHeader-1+uint64(size))/uint64(x.psize) + 1 // OVPAGES
-		if got != pgno || flags&lmdbPageTypes != lmdbOverflow || uint64(pages) < need {
-			return x.mismatch(i, "overflow page %d has header page %d, flags 0x%x, %d pages (want %d)", pgno, got, flags, pages, need)
-		}
-		return nil
-	}
-	key := x.Key(i)
-	dsize := uint32(le.Uint16(prefix)) | uint32(le.Uint16(prefix[2:]))<<16
-	flags, ksize := le.Uint16(prefix[4:]), le.Uint16(prefix[6:])
-	if dsize != size || flags != 0 || int(ksize) != len(key) || !bytes.Equal(prefix[lmdbNodeHeader:], key) {
-		return x.mismatch(i, "leaf node holds a %d-byte value, flags 0x%x, key %q (want %d bytes, key %q)",
-			dsize, flags, printable(prefix[lmdbNodeHeader:]), size, printable(key))
+	if problem := x.heads().problem(x.off[i], int64(x.size[i]), x.Key(i), prefix); problem != "" {
+		return mismatch(i, x.off[i], problem)
 	}
 	return nil
 }
 
+// Heads checks the bytes in front of values in an LMDB data file with
+// pages of PageSize bytes, from each value's offset, length and key alone:
+// what a learner that maps the file needs to check the values it is handed,
+// without the index, on the page it reads anyway.
+type Heads struct {
+	PageSize int64 `json:"page_size"`
+}
+
+// Check checks the bytes in front of record i's value, n bytes at offset
+// off of file (the data file's bytes, mapped), whose key is key. A mismatch
+// gives an error that wraps ErrCorrupt and source.ErrCorrupt.
+func (h Heads) Check(file []byte, i int, off, n int64, key []byte) error {
+	if !validPageSize(uint32(h.PageSize)) || int64(uint32(h.PageSize)) != h.PageSize {
+		return mismatch(i, off, fmt.Sprintf("%d is not an LMDB page size", h.PageSize))
+	}
+	start := off - h.prefixLen(off, len(key))
+	if start < 0 || off > int64(len(file)) {
+		return mismatch(i, off, fmt.Sprintf("the bytes in front of the value lie outside the file's %d bytes", len(file)))
+	}
+	if problem := h.problem(off, n, key, file[start:off]); problem != "" {
+		return mismatch(i, off, problem)
+	}
+	return nil
+}
+
+// overflow reports whether a value at offset off lies in overflow pages.
+func (h Heads) overflow(off int64) bool { return off%h.PageSize == lmdbPageHeader }
+
+// prefixLen is how many bytes in front of a value at offset off, with a
+// key of keyLen bytes, identify it.
+func (h Heads) prefixLen(off int64, keyLen int) int64 {
+	if h.overflow(off) {
+		return lmdbPageHeader
+	}
+	return lmdbNodeHeader + int64(keyLen)
+}
+
+// problem says how prefix, the bytes in front of an n-byte value at offset
+// off with key key, differ from what LMDB puts there; "" when they do not.
+func (h Heads) problem(off, n int64, key, prefix []byte) string {
+	if want := h.prefixLen(off, len(key)); int64(len(prefix)) != want {
+		return fmt.Sprintf("%d bytes in front of the value, want %d", len(prefix), want)
+	}
+	if h.overflow(off) {
+		pgno := uint64(off-lmdbPageHeader) / uint64(h.PageSize)
+		got, flags, pages := le.Uint64(prefix), le.Uint16(prefix[10:]), le.Uint32(prefix[12:])
+		need := (lmdbPageHeader-1+uint64(n))/uint64(h.PageSize) + 1 // OVPAGES
+		if got != pgno || flags&lmdbPageTypes != lmdbOverflow || uint64(pages) < need {
+			return fmt.Sprintf("overflow page %d has header page %d, flags 0x%x, %d pages (want %d)", pgno, got, flags, pages, need)
+		}
+		return ""
+	}
+	dsize := int64(le.Uint16(prefix)) | int64(le.Uint16(prefix[2:]))<<16
+	flags, ksize := le.Uint16(prefix[4:]), le.Uint16(prefix[6:])
+	if dsize != n || flags != 0 || int(ksize) != len(key) || !bytes.Equal(prefix[lmdbNodeHeader:], key) {
+		return fmt.Sprintf("leaf node holds a %d-byte value, flags 0x%x, key %q (want %d bytes, key %q)",
+			dsize, flags, printable(prefix[lmdbNodeHeader:]), n, printable(key))
+	}
+	return ""
+}
+
 // mismatch is the error of a record whose bytes in the file are not what
 // the index says: the index is damaged or describes another file.
-func (x *Index) mismatch(i int, format string, args ...any) error {
+func mismatch(i int, off int64, problem string) error {
 	return fmt.Errorf("index: record %d at offset %d: %s: the file does not match its index: %w: %w",
-		i, x.off[i], fmt.Sprintf(format, args...), ErrCorrupt, source.ErrCorrupt)
+		i, off, problem, ErrCorrupt, source.ErrCorrupt)
 }
 
 // printable shortens a key for an error message.

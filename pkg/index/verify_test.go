@@ -65,6 +65,9 @@ func TestSourceBlocks(t *testing.T) {
 		if err := v.Verify(b, block); err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
+		if err := s.(*lmdbSource).Heads().Check(img, i, off, n, x.Key(i)); err != nil {
+			t.Fatalf("record %d: Heads: %v", i, err)
+		}
 		if at == lmdbPageHeader {
 			overflow++
 		}
@@ -76,7 +79,8 @@ func TestSourceBlocks(t *testing.T) {
 
 // TestVerifyCatchesMisplacedRecords: an index whose offsets do not describe
 // the file (shifted, or records swapped) fails Verify for the records it
-// misplaces, instead of handing out other bytes. The one blind spot: a
+// misplaces, instead of handing out other bytes, and so does the learners'
+// check of the mapped file (Heads). The one blind spot: a
 // value in overflow pages put at the start of another overflow run (live or
 // freed) with room for it, since an overflow page's header does not say
 // whose value it holds.
@@ -110,11 +114,19 @@ func TestVerifyCatchesMisplacedRecords(t *testing.T) {
 			}
 			misplaced++
 			p := s.Pieces(i, nil)[0]
+			off, n := y.Extent(i)
+			headsErr := y.heads().Check(img, i, off, n, y.Key(i))
 			if p.Off < 0 || p.End() > int64(len(img)) {
 				caught++ // a reader fails on a read outside the file
+				if p.Off < 0 && headsErr == nil {
+					t.Errorf("%s: record %d put at %d, its head before the file's start, passed Heads", name, i, off)
+				}
 				continue
 			}
 			err := s.(source.Verifier).Verify(i, img[p.Off:p.End()])
+			if (err == nil) != (headsErr == nil) {
+				t.Errorf("%s: record %d put at %d: Verify says %v, Heads %v", name, i, off, err, headsErr)
+			}
 			if err == nil {
 				if !runs[y.off[i]] {
 					t.Errorf("%s: record %d put at %d passed Verify", name, i, y.off[i])
@@ -180,6 +192,41 @@ func FuzzVerify(f *testing.F) {
 		if dsize := uint32(le.Uint16(block)) | uint32(le.Uint16(block[2:]))<<16; dsize != x.size[i] ||
 			!bytes.Equal(block[lmdbNodeHeader:lmdbNodeHeader+len(k)], k) {
 			t.Fatalf("accepted a node of a %d-byte value with key %q for record %d", dsize, block[lmdbNodeHeader:], i)
+		}
+	})
+}
+
+// FuzzHeadsCheck: any bytes in front of any record's value, at the place
+// the index says or moved by up to a page either way, with any page size.
+// Check never panics, its errors wrap both sentinels, and where the place
+// is the index's own it accepts exactly what Verify accepts.
+func FuzzHeadsCheck(f *testing.F) {
+	x, dataPath, img := builtMixed(f)
+	s := x.Source(dataPath)
+	f.Add(uint16(0), int16(0), uint8(0), []byte{})
+	f.Add(uint16(x.Len()-1), int16(-3), uint8(1), []byte{1, 2, 3})
+	f.Add(uint16(x.Len()/2), int16(0), uint8(2), []byte("\x10\x00\x00\x00\x00\x00\x00\x00"))
+	file := bytes.Clone(img)
+	sizes := []int64{int64(x.psize), 512, 65536, 4095, 0}
+	f.Fuzz(func(t *testing.T, r uint16, move int16, size uint8, patch []byte) {
+		i := int(r) % x.Len()
+		h := Heads{PageSize: sizes[int(size)%len(sizes)]}
+		off, n := x.Extent(i)
+		off += int64(move) % (int64(x.psize) + 1)
+		start := max(off-x.prefixLen(i), 0)
+		patched := file[start:min(start+int64(len(patch)), int64(len(file)))]
+		copy(patched, patch)
+		defer copy(patched, img[start:])
+		err := h.Check(file, i, off, n, x.Key(i))
+		if err != nil && (!errors.Is(err, source.ErrCorrupt) || !errors.Is(err, ErrCorrupt)) {
+			t.Fatalf("error %v does not wrap both sentinels", err)
+		}
+		if move != 0 || h.PageSize != int64(x.psize) {
+			return
+		}
+		p := s.Pieces(i, nil)[0]
+		if verr := s.(source.Verifier).Verify(i, file[p.Off:p.End()]); (verr == nil) != (err == nil) {
+			t.Fatalf("record %d: Verify says %v, Heads %v", i, verr, err)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/reader"
 	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/shm"
@@ -45,6 +46,7 @@ type Loader struct {
 	ahead  *mapAhead // maps the node cache in, when the order changes every epoch
 	caffe  *caffeReader
 	closed bool
+	failed error // what ended the run for this learner: Next returns it again
 }
 
 // runConfig is what a node reader tells its learners in Welcome: all a
@@ -66,6 +68,9 @@ type runConfig struct {
 	// MapCache says that learners should map the whole node cache in
 	// while it fills (see mapAhead).
 	MapCache bool `json:"map_cache"`
+	// Heads, when set, is how learners check the bytes in front of each
+	// value they view (see leader.heads).
+	Heads *index.Heads `json:"heads,omitempty"`
 }
 
 // segment is memory a learner maps: a shared-memory segment or the data
@@ -266,7 +271,7 @@ func (ld *leader) config() runConfig {
 	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1,
 		Direct: ld.rd != nil && ld.rd.Direct() || ld.plan == nil && ld.opt.Mode.DIO && ld.opt.Direct}
 	if ld.view != nil {
-		c.ViewSegment = int(ld.viewSegment())
+		c.ViewSegment, c.Heads = int(ld.viewSegment()), ld.heads()
 	}
 	if ld.plan == nil {
 		c.Rounds = ld.sched.plan.Rounds()
@@ -285,10 +290,14 @@ func (ld *leader) config() runConfig {
 
 // Next returns the learner's next batch, or io.EOF at the end of an epoch.
 // After the last epoch it keeps returning io.EOF. The previous batch's views
-// become invalid.
+// become invalid. A batch whose bytes do not match the index (wrapping
+// index.ErrCorrupt) ends the learner's run: Next returns that error again.
 func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	if l.closed {
 		return Batch{}, errors.New("loader: Next after Close")
+	}
+	if l.failed != nil {
+		return Batch{}, l.failed
 	}
 	if l.caffe != nil {
 		b, err := l.caffe.next()
@@ -311,7 +320,9 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	switch m := m.(type) {
 	case ring.Batch:
 		l.done++
-		return l.views(m)
+		b, err := l.views(m)
+		l.failed = err
+		return b, err
 	case ring.EndOfEpoch:
 		l.epoch++
 		l.done = 0
@@ -336,8 +347,14 @@ func (l *Loader) views(m ring.Batch) (Batch, error) {
 			it.LabelOffset+it.LabelLength > int64(len(arena)) {
 			return Batch{}, fmt.Errorf("loader: batch %d places record %d outside the shared memory", m.ID, it.Record)
 		}
+		key := view(arena, it.KeyOffset, it.KeyLength)
+		if h := l.cfg.Heads; h != nil && int(it.Segment) == l.cfg.ViewSegment {
+			if err := h.Check(seg, int(it.Record), it.Offset, it.Length, key); err != nil {
+				return Batch{}, err
+			}
+		}
 		b.Records = append(b.Records, int(it.Record))
-		b.Keys = append(b.Keys, view(arena, it.KeyOffset, it.KeyLength))
+		b.Keys = append(b.Keys, key)
 		b.Values = append(b.Values, view(seg, it.Offset, it.Length))
 		b.Labels = append(b.Labels, view(arena, it.LabelOffset, it.LabelLength))
 	}

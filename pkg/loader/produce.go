@@ -128,7 +128,7 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 		}
 	}
 	if ld.view != nil {
-		ld.makeResident(spans, loc, w, st)
+		ld.makeResident(spans, loc, w, st, xwork)
 	} else {
 		ld.read(reads, spans, base, loc, w, q, st)
 	}
@@ -367,12 +367,24 @@ func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map
 
 // makeResident starts the loads that bring spans into the page cache for
 // learners that view the file, and records where their blocks are: in the
-// file, at their own offsets.
-func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *window, st *epochCounters) {
+// file, at their own offsets. The learners check the blocks they are
+// handed where they can (see heads); the node reader checks those that x
+// sends to other nodes.
+func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *window, st *epochCounters, x schedule.Work) {
 	seg := ld.viewSegment()
+	var byLearners func(int) bool
+	if ld.heads() != nil {
+		sent := map[int32]bool{}
+		for _, list := range x.Send {
+			for _, pos := range list {
+				sent[ld.plan.sched.PosBlock[pos]] = true
+			}
+		}
+		byLearners = func(piece int) bool { return !sent[int32(piece)] } // stored as is: a piece is its block
+	}
 	var loads []*load
 	for _, s := range spans {
-		l := &load{signal: newSignal(), rd: ld.rd, span: s, at: s.Offset, view: ld.view, hits: &st.cacheHits}
+		l := &load{signal: newSignal(), rd: ld.rd, span: s, at: s.Offset, view: ld.view, hits: &st.cacheHits, byLearners: byLearners}
 		for _, pl := range s.Records {
 			loc[int32(pl.Record)] = where{seg: seg, off: s.Offset + pl.Offset, done: l}
 		}

@@ -290,8 +290,10 @@ func (ld *leader) config() runConfig {
 
 // Next returns the learner's next batch, or io.EOF at the end of an epoch.
 // After the last epoch it keeps returning io.EOF. The previous batch's views
-// become invalid. A batch whose bytes do not match the index (wrapping
-// index.ErrCorrupt) ends the learner's run: Next returns that error again.
+// become invalid. A value whose bytes do not match the index ends the
+// learner's run with an error that Next returns again; the node reader
+// finds it or, where the learner views the data file, the learner itself
+// (then the error wraps index.ErrCorrupt).
 func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	if l.closed {
 		return Batch{}, errors.New("loader: Next after Close")

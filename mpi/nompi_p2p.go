@@ -169,6 +169,10 @@ func (r *Request) Test() (bool, error) {
 	}
 }
 
+// Free lets go of a request: sends complete at once here, and a receive is
+// withdrawn as by Cancel.
+func (r *Request) Free() { r.Cancel() }
+
 // Cancel withdraws a receive that has not completed; Wait then returns an
 // error. A completed request is left as it is.
 func (r *Request) Cancel() {

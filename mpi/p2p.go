@@ -5,7 +5,10 @@ package mpi
 // #include "shim.h"
 import "C"
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+)
 
 // Messages of maxCount bytes or more travel as full chunks of maxCount bytes
 // followed by one shorter chunk (possibly empty), in order on the same
@@ -192,6 +195,32 @@ func (r *Request) Cancel() {
 	}
 	r.abandon()
 	r.err = invalid(r.op, "cancelled")
+}
+
+// Free lets go of a send that may never complete because its receiver
+// stopped listening (MPI_Request_free): MPI finishes or drops it on its own,
+// and nothing waits for it. Its buffer stays pinned and must stay intact
+// for as long as the program runs, since MPI may still read it; Wait then
+// returns an error. A completed request is left as it is.
+func (r *Request) Free() {
+	if r.done || r.collective {
+		return
+	}
+	for i := range r.reqs {
+		C.MPI_Request_free(&r.reqs[i])
+	}
+	r.reqs = nil
+	r.done = true
+	r.err = invalid(r.op, "freed")
+	freed.Lock()
+	freed.reqs = append(freed.reqs, r) // keeps the pin, and so the buffer, alive
+	freed.Unlock()
+}
+
+// freed holds the requests Free let go of.
+var freed struct {
+	sync.Mutex
+	reqs []*Request
 }
 
 // Wait blocks until the request completes (MPI_Waitall over its chunks),

@@ -249,3 +249,33 @@ func TestRequestCancel(t *testing.T) {
 		t.Fatal("Wait after Cancel: want an error")
 	}
 }
+
+// TestRequestFree lets go of a send larger than any eager limit before its
+// receiver has posted the receive: Free returns at once, the send still
+// arrives whole once the receive is posted, and Wait on it reports that it
+// was freed unless it had completed already (as sends do at once without
+// MPI).
+func TestRequestFree(t *testing.T) {
+	w := World()
+	size, rank := w.Size(), w.Rank()
+	right, left := (rank+1)%size, (rank+size-1)%size
+	send := make([]byte, 4<<20)
+	fill(send, rank, right)
+	req, err := w.Isend(send, right, 63)
+	if err != nil {
+		t.Fatalf("Isend: %v", err)
+	}
+	completed, _ := req.Test()
+	req.Free()
+	if _, err := req.Wait(); err == nil && !completed {
+		t.Error("Wait after Free: want an error")
+	}
+	if err := w.Barrier(); err != nil { // every send is freed before any receive is posted
+		t.Fatal(err)
+	}
+	recv := make([]byte, len(send))
+	if st, err := w.Recv(recv, left, 63); err != nil || st.Count != len(send) {
+		t.Fatalf("Recv of a freed send: %+v, %v", st, err)
+	}
+	checkPat(t, "freed send", recv, left, rank)
+}

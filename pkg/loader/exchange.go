@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -43,6 +44,13 @@ type exchanger struct {
 	direct  []*mpi.Request // sends of messages from where their values lie
 	in      inbox
 	free    func() // unmaps the ring's and the inbox's buffers
+	// failed receives another node reader's word that it failed (see
+	// notify), into failBuf; told is that failure, once it came.
+	failed   *mpi.Request
+	failBuf  []byte
+	told     error
+	dropped  bool // sends of an exchange were let go of (see drop)
+	notified bool // this node told the others it failed (see notify)
 }
 
 // exchangeOp is one window's exchange. The counts include every node's
@@ -68,10 +76,14 @@ type sendPart struct {
 	need  completion
 }
 
-func newExchanger(comm *mpi.Comm, depth int) *exchanger {
+func newExchanger(comm *mpi.Comm, depth int) (*exchanger, error) {
 	piece := pieceSize(comm.Size())
 	x := &exchanger{comm: comm, ops: make(chan *exchangeOp, depth), stopped: make(chan struct{}),
-		in: newInbox(comm, piece)}
+		in: newInbox(comm, piece), failBuf: make([]byte, failBytes)}
+	var err error
+	if x.failed, err = comm.Irecv(x.failBuf, mpi.AnySource, failTag); err != nil {
+		return nil, err
+	}
 	// One mapping for every buffer, met in huge pages (see mapBuffers).
 	slots := x.in.perPeer * max(1, comm.Size()-1)
 	mem, free := mapBuffers((sendPieces + slots) * piece)
@@ -83,7 +95,73 @@ func newExchanger(comm *mpi.Comm, depth int) *exchanger {
 		x.in.bufs = append(x.in.bufs, buf(sendPieces+i))
 	}
 	x.free = free
-	return x
+	return x, nil
+}
+
+// errNodeFailed marks the failure of another node's reader, told by it.
+var errNodeFailed = errors.New("the node reader of another node failed")
+
+// failTag marks a node reader's word to the others that it failed, and
+// failBytes bounds the reason it gives.
+const (
+	failTag   = 0x5846 // "XF"
+	failBytes = 1024
+)
+
+// notify tells every other node reader that this one failed, and why, so
+// that none waits for it in an exchange it will not take part in: they stop
+// at their next wait on a peer. The sends are let go of (see drop).
+func (x *exchanger) notify(err error) {
+	msg := []byte(err.Error())
+	msg = msg[:min(len(msg), failBytes)]
+	for peer := range x.comm.Size() {
+		if peer == x.comm.Rank() {
+			continue
+		}
+		if r, err := x.comm.Isend(msg, peer, failTag); err == nil {
+			r.Free()
+		}
+	}
+	x.notified = true
+}
+
+// peerFailed returns the failure another node reader told of, once its
+// word came.
+func (x *exchanger) peerFailed() error {
+	if x.told != nil || x.failed == nil {
+		return x.told
+	}
+	if done, err := x.failed.Test(); !done || err != nil {
+		return nil
+	}
+	st, _ := x.failed.Wait()
+	why := bytes.TrimRight(x.failBuf[:st.Count], "\x00")
+	x.told = fmt.Errorf("%w: node %d: %s", errNodeFailed, st.Source, why)
+	return x.told
+}
+
+// drop gives up on an exchange that failed: its receives are cancelled and
+// its sends let go of without waiting, since a peer that failed, or
+// stopped after another's failure, never receives them. What they were
+// sent from then stays mapped until the process ends (see
+// leader.sendsDropped), as MPI may still read it.
+func (x *exchanger) drop(sends []*mpi.Request) {
+	for _, r := range sends {
+		if r != nil {
+			r.Free()
+		}
+	}
+	x.in.cancel()
+	x.free = func() {}
+	x.dropped = true
+}
+
+// stopListening withdraws the receive of other node readers' failures.
+func (x *exchanger) stopListening() {
+	if x.failed != nil {
+		x.failed.Cancel()
+		_, _ = x.failed.Wait()
+	}
 }
 
 // run performs the exchanges queued on ops until it is closed. After a stop
@@ -146,15 +224,11 @@ func (x *exchanger) exchange(ctx context.Context, op *exchangeOp) error {
 	}
 	sends := append(x.ring.outstanding(), x.direct...)
 	x.direct = x.direct[:0]
-	if err != nil {
-		for _, r := range sends {
-			r.Cancel()
-			_, _ = r.Wait()
-		}
-		x.in.cancel()
-		return fmt.Errorf("exchange of window %d: %w", op.no, err)
+	if err == nil {
+		err = x.wait(sends, true)
 	}
-	if err := x.wait(sends, true); err != nil {
+	if err != nil {
+		x.drop(sends)
 		return fmt.Errorf("exchange of window %d: %w", op.no, err)
 	}
 	for s := range op.recvCounts {
@@ -225,6 +299,9 @@ func (p sendPart) wait(ctx context.Context, offset int) error {
 // itself be waiting for one of this node's receives.
 func (x *exchanger) wait(sends []*mpi.Request, all bool) error {
 	return poll(func() (bool, bool, error) {
+		if err := x.peerFailed(); err != nil {
+			return false, true, err
+		}
 		moved, more, err := x.in.test()
 		if err != nil {
 			return moved, more, err

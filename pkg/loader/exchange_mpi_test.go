@@ -49,7 +49,11 @@ func TestMPIExchangePieces(t *testing.T) {
 		rest := size(from, to) - 48100
 		return append(small, rest, 100)
 	}
-	x := newExchanger(comm, 1)
+	x, err := newExchanger(comm, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.stopListening()
 	for no := range 2 {
 		op := &exchangeOp{signal: newSignal(), no: no,
 			sendCounts: make([]int, nodes),

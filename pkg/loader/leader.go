@@ -186,7 +186,10 @@ func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, er
 			if err != nil {
 				return err
 			}
-			ld.xchgComm, ld.xchg = comm, newExchanger(comm, ld.opt.Prefetch+2)
+			ld.xchgComm = comm
+			if ld.xchg, err = newExchanger(comm, ld.opt.Prefetch+2); err != nil {
+				return err
+			}
 			if err := ld.planEarly(all[t.Nodes : 2*t.Nodes]); err != nil {
 				return err
 			}
@@ -329,6 +332,9 @@ func (ld *leader) run(ctx context.Context) {
 	ld.err = ld.firstError(err)
 	if ld.err != nil && !ld.closing.Load() {
 		_ = ld.server.Fail(ld.err.Error(), IsBadInput(ld.err))
+		if ld.xchg != nil && !errors.Is(ld.err, errNodeFailed) {
+			ld.xchg.notify(ld.err)
+		}
 	}
 }
 
@@ -657,28 +663,36 @@ func (ld *leader) closeFetch() error {
 }
 
 func (ld *leader) closeArena() error {
-	if ld.seg == nil {
+	if ld.seg == nil || ld.sendsDropped() {
 		return nil
 	}
 	return ld.seg.Close()
 }
 
 func (ld *leader) closeCache() error {
-	if ld.cache == nil {
+	if ld.cache == nil || ld.sendsDropped() {
 		return nil
 	}
 	return ld.cache.close()
 }
 
+// sendsDropped reports whether the exchanger gave up on sends of an
+// exchange that failed (see exchanger.drop). MPI may still read them, from
+// the arena, the cache or the data file's mapping, and still hold the
+// exchange's communicator: all stay until the process ends (freeing the
+// communicator then made Open MPI crash in a later call).
+func (ld *leader) sendsDropped() bool { return ld.xchg != nil && ld.xchg.dropped }
+
 // closeExchanger frees the exchange's buffers and communicator, once no
 // exchange is under way.
 func (ld *leader) closeExchanger() error {
 	if ld.xchg != nil {
+		ld.xchg.stopListening()
 		ld.xchg.free()
 		ld.xchg.free = func() {}
 	}
-	if ld.xchgComm == nil {
-		return nil
+	if ld.xchgComm == nil || ld.sendsDropped() || ld.xchg != nil && ld.xchg.notified {
+		return nil // sends let go of may still use it
 	}
 	err := ld.xchgComm.Free()
 	ld.xchgComm = nil

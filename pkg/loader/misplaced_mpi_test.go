@@ -1,7 +1,7 @@
 package loader_test
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,19 +10,26 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
 )
 
 // TestMPIMisplacedRecord reads a database whose saved index has a valid
-// checksum but puts one record 2 bytes after its value, as a damaged or
-// foreign sidecar can (the record is not among those Load spot-checks).
+// checksum but puts some records 2 bytes after their values, as a damaged
+// or foreign sidecar can (none among the records Load spot-checks; see
+// misplace).
 // With learners viewing the file (they check the bytes in front of each
-// value they are handed) and without (the node reader checks them): no rank
+// value they are handed, the node reader those it sends to other nodes) and
+// without (the node reader checks them all), in the file's order and
+// shuffled over all nodes (records cross between nodes, and a node reader
+// that fails must not leave the others waiting for it in an exchange): no
+// rank
 // is handed other bytes as that record, the job fails with an error that
 // says the file does not match its index, and no rank hangs.
 func TestMPIMisplacedRecord(t *testing.T) {
@@ -31,34 +38,41 @@ func TestMPIMisplacedRecord(t *testing.T) {
 	var moved int
 	var err error
 	if job.Rank == 0 {
-		moved, err = misplaceOne(filepath.Join(fx.Dir, "data.mdb"), load)
+		moved, err = misplace(filepath.Join(fx.Dir, "data.mdb"), load)
+		t.Logf("%d records misplaced", moved)
 	}
 	if !agree(t, err == nil, "writing the sidecar") {
 		t.Fatalf("writing the sidecar: %v", err)
 	}
-	moved = int(binary.LittleEndian.Uint64(share(binary.LittleEndian.AppendUint64(nil, uint64(moved)))))
 	for _, views := range []loader.Views{loader.ViewsOn, loader.ViewsOff} {
-		t.Run(fmt.Sprintf("views=%v", views), func(t *testing.T) {
-			defer watchdog(t.Name(), readTimeout)()
-			opt := loader.Options{Topology: job, Batch: 5, Epochs: 3, Views: views, Index: load}
-			ld, err := loader.Open(fx.Dir, opt)
-			if !agree(t, err == nil, "Open") {
-				t.Fatalf("Open: %v", err)
-			}
-			d, corrupt := readUntilError(ld, fx, opt)
-			if err := ld.Close(); err != nil && !saysMismatch(err) {
-				d.problem("Close: %v", err)
-			}
-			for _, p := range d.problems {
-				t.Error(p)
-			}
-			agree(t, len(d.problems) == 0, "reading")
-			if !anyRank(corrupt) {
-				t.Errorf("no rank was told that record %d does not match the index", moved)
-			}
-			checkNoSegments(t)
-		})
+		for _, shuffle := range []sampler.Shuffle{sampler.None, sampler.Global} {
+			t.Run(fmt.Sprintf("views=%v/shuffle=%v", views, shuffle), func(t *testing.T) {
+				readMisplaced(t, fx, loader.Options{Topology: job, Batch: 5, Epochs: 3, Views: views, Shuffle: shuffle, Seed: 3, Index: load})
+			})
+		}
 	}
+}
+
+// readMisplaced reads fx with opt on every rank and checks what
+// TestMPIMisplacedRecord expects. Collective.
+func readMisplaced(t *testing.T, fx *fixture, opt loader.Options) {
+	defer watchdog(t.Name(), readTimeout)()
+	ld, err := loader.Open(fx.Dir, opt)
+	if !agree(t, err == nil, "Open") {
+		t.Fatalf("Open: %v", err)
+	}
+	d, corrupt := readUntilError(ld, fx, opt)
+	if err := ld.Close(); err != nil && !saysMismatch(err) {
+		d.problem("Close: %v", err)
+	}
+	for _, p := range d.problems {
+		t.Error(p)
+	}
+	agree(t, len(d.problems) == 0, "reading")
+	if !anyRank(corrupt) {
+		t.Errorf("no rank was told that the file does not match its index")
+	}
+	checkNoSegments(t)
 }
 
 // readUntilError reads every epoch until the last ends or Next fails. It
@@ -108,31 +122,59 @@ func anyRank(ok bool) bool {
 	return out[0] == 1
 }
 
-// misplaceOne saves an index of dataPath beside it in which one record's
-// value starts 2 bytes later, with its checksum made to match, and returns
-// that record: the first that Load, with opt, then takes as it is.
-func misplaceOne(dataPath string, opt index.LoadOptions) (int, error) {
+// misplace saves an index of dataPath beside it in which the records of
+// the first tenth of the file have their values start 2 bytes later, but
+// for those that Load, with opt, would find out; its checksum made to
+// match. It returns how many records it moved.
+func misplace(dataPath string, opt index.LoadOptions) (int, error) {
 	x, err := index.Build(dataPath)
 	if err != nil {
 		return 0, err
 	}
-	good, err := x.MarshalBinary()
+	b, err := x.MarshalBinary()
 	if err != nil {
 		return 0, err
 	}
-	for r := range x.Len() {
-		b := bytes.Clone(good)
+	byOffset := make([]int, x.Len())
+	for r := range byOffset {
+		byOffset[r] = r
+	}
+	slices.SortFunc(byOffset, func(r, s int) int {
+		a, _ := x.Extent(r)
+		b, _ := x.Extent(s)
+		return cmp.Compare(a, b)
+	})
+	moved := 0
+	for _, r := range byOffset[:x.Len()/10] {
 		// The value offsets follow the 56-byte header and the key offsets.
 		at := 56 + 4*(uint64(x.Len())+1) + 8*uint64(r)
-		binary.LittleEndian.PutUint64(b[at:], binary.LittleEndian.Uint64(b[at:])+2)
-		body := b[:len(b)-4]
-		binary.LittleEndian.PutUint32(b[len(body):], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
-		if err := os.WriteFile(index.SidecarPath(dataPath), b, 0o644); err != nil {
+		off := binary.LittleEndian.Uint64(b[at:])
+		if ok, err := savedWith(dataPath, b, at, off+2, opt); err != nil {
+			return 0, err
+		} else if ok {
+			moved++
+			continue
+		}
+		if _, err := savedWith(dataPath, b, at, off, opt); err != nil {
 			return 0, err
 		}
-		if _, from, err := index.Load(dataPath, opt); err == nil && strings.HasPrefix(from, "sidecar") {
-			return r, nil
-		}
 	}
-	return 0, fmt.Errorf("Load found out every misplaced record of %s", dataPath)
+	if moved == 0 {
+		return 0, fmt.Errorf("Load found out every misplaced record of %s", dataPath)
+	}
+	return moved, nil
+}
+
+// savedWith sets the offset at byte at of the index b to off, saves it
+// beside dataPath with its checksum made to match, and reports whether
+// Load, with opt, takes it.
+func savedWith(dataPath string, b []byte, at, off uint64, opt index.LoadOptions) (bool, error) {
+	binary.LittleEndian.PutUint64(b[at:], off)
+	body := b[:len(b)-4]
+	binary.LittleEndian.PutUint32(b[len(body):], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(index.SidecarPath(dataPath), b, 0o644); err != nil {
+		return false, err
+	}
+	_, from, err := index.Load(dataPath, opt)
+	return err == nil && strings.HasPrefix(from, "sidecar"), nil
 }

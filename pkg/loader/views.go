@@ -169,7 +169,7 @@ func (ld *leader) agreeViews(t *topology.Topology, err error) error {
 }
 
 func (ld *leader) closeView() error {
-	if ld.view == nil {
+	if ld.view == nil || ld.sendsDropped() {
 		return nil
 	}
 	err := ld.view.Close()

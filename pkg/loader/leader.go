@@ -332,10 +332,21 @@ func (ld *leader) run(ctx context.Context) {
 	ld.err = ld.firstError(err)
 	if ld.err != nil && !ld.closing.Load() {
 		_ = ld.server.Fail(ld.err.Error(), IsBadInput(ld.err))
-		if ld.xchg != nil && !errors.Is(ld.err, errNodeFailed) {
-			ld.xchg.notify(ld.err)
-		}
 	}
+	if ld.xchg != nil && failedHere(ld.err) {
+		// Even when its own learners have all gone (each may have found
+		// the fault itself), the other node readers may be waiting for
+		// this one in an exchange.
+		ld.xchg.notify(ld.err)
+	}
+}
+
+// failedHere reports whether err, how a node reader's run ended, is a
+// failure on this node: not a stop that every node reader agreed on or that
+// Close asked for, and not another node's failure.
+func failedHere(err error) bool {
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errStopped) &&
+		!errors.Is(err, reader.ErrStopped) && !errors.Is(err, errNodeFailed)
 }
 
 // decodeWorkers is the number of goroutines decoding blocks.

@@ -323,7 +323,12 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	case ring.Batch:
 		l.done++
 		b, err := l.views(m)
-		l.failed = err
+		if err != nil {
+			// The node reader stops the run for every learner, and tells
+			// the other node readers, as when it finds the fault itself.
+			l.failed = err
+			_ = l.client.Fail(err.Error())
+		}
 		return b, err
 	case ring.EndOfEpoch:
 		l.epoch++

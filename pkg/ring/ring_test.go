@@ -284,6 +284,18 @@ func TestLearnerFail(t *testing.T) {
 	case <-testCtx(t).Done():
 		t.Fatal("no error for a failed learner")
 	}
+	// It then goes away, as a learner that stops on its failure does:
+	// sending to it fails with what it said, not that it went away.
+	if err := clients[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for i := 0; err == nil && i < 100; i++ {
+		err = s.Send(1, Batch{ID: 1})
+	}
+	if !errors.Is(err, ErrPeerFailed) || !strings.Contains(err.Error(), "decoder crashed") {
+		t.Fatalf("Send to the learner that failed: %v, want ErrPeerFailed with its message", err)
+	}
 }
 
 func TestServerGone(t *testing.T) {

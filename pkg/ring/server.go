@@ -56,8 +56,9 @@ type peer struct {
 	wmu  sync.Mutex // keeps each frame whole when Sends race
 	wbuf []byte
 
-	bye   atomic.Bool   // the learner said Bye: it reads no more
-	ended chan struct{} // closed when the connection's read loop has ended
+	bye     atomic.Bool   // the learner said Bye: it reads no more
+	failure error         // what the learner said failed it (Fail); set before ended closes
+	ended   chan struct{} // closed when the connection's read loop has ended
 }
 
 // Listen starts listening on name (normally SocketName(...); a name starting
@@ -253,7 +254,8 @@ func (s *Server) readLoop(p *peer) {
 			s.byes <- p.local
 			return
 		case Fail:
-			s.errs <- classErrorf(ErrPeerFailed, "ring: learner %d (pid %d) failed: %s", p.local, p.pid, m.Msg)
+			p.failure = classErrorf(ErrPeerFailed, "ring: learner %d (pid %d) failed: %s", p.local, p.pid, m.Msg)
+			s.errs <- p.failure
 			return
 		default:
 			s.errs <- classErrorf(ErrProtocol, "ring: learner %d (pid %d) sent %v", p.local, p.pid, m.Type())
@@ -304,6 +306,9 @@ func (p *peer) send(m Message) error {
 	if _, err := p.conn.Write(b); err != nil {
 		if p.saidBye() {
 			return classErrorf(ErrPeerClosed, "ring: send %v to learner %d: it closed", m.Type(), p.local)
+		}
+		if isEnded(p.ended) && p.failure != nil {
+			return p.failure // why it went away, said before it did
 		}
 		if isGone(err) {
 			return classErrorf(ErrPeerGone, "ring: send %v to learner %d (pid %d): the learner went away (%v)", m.Type(), p.local, p.pid, err)
@@ -370,6 +375,16 @@ func (s *Server) WaitLearners(ctx context.Context) error {
 
 // saidBye reports whether the learner closed cleanly, after a failed write:
 // its Bye may still be on the way to the read loop, so give that a moment.
+// isEnded reports whether ch is closed.
+func isEnded(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 func (p *peer) saidBye() bool {
 	select {
 	case <-p.ended:

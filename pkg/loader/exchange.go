@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -128,15 +127,14 @@ func (x *exchanger) notify(err error) {
 // peerFailed returns the failure another node reader told of, once its
 // word came.
 func (x *exchanger) peerFailed() error {
-	if x.told != nil || x.failed == nil {
+	if x.told != nil {
 		return x.told
 	}
 	if done, err := x.failed.Test(); !done || err != nil {
 		return nil
 	}
 	st, _ := x.failed.Wait()
-	why := bytes.TrimRight(x.failBuf[:st.Count], "\x00")
-	x.told = fmt.Errorf("%w: node %d: %s", errNodeFailed, st.Source, why)
+	x.told = fmt.Errorf("%w: node %d: %s", errNodeFailed, st.Source, x.failBuf[:st.Count])
 	return x.told
 }
 
@@ -158,11 +156,13 @@ func (x *exchanger) drop(sends []*mpi.Request) {
 
 // stopListening withdraws the receive of other node readers' failures.
 func (x *exchanger) stopListening() {
-	if x.failed != nil {
-		x.failed.Cancel()
-		_, _ = x.failed.Wait()
-	}
+	x.failed.Cancel()
+	_, _ = x.failed.Wait()
 }
+
+// sendsLetGo reports whether sends on the exchange's communicator were let
+// go of (see drop and notify): MPI may still use the communicator.
+func (x *exchanger) sendsLetGo() bool { return x.dropped || x.notified }
 
 // run performs the exchanges queued on ops until it is closed. After a stop
 // every later exchange fails with errStopped.

@@ -186,10 +186,12 @@ func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, er
 			if err != nil {
 				return err
 			}
-			ld.xchgComm = comm
-			if ld.xchg, err = newExchanger(comm, ld.opt.Prefetch+2); err != nil {
+			x, err := newExchanger(comm, ld.opt.Prefetch+2)
+			if err != nil {
+				_ = comm.Free()
 				return err
 			}
+			ld.xchgComm, ld.xchg = comm, x
 			if err := ld.planEarly(all[t.Nodes : 2*t.Nodes]); err != nil {
 				return err
 			}
@@ -702,7 +704,7 @@ func (ld *leader) closeExchanger() error {
 		ld.xchg.free()
 		ld.xchg.free = func() {}
 	}
-	if ld.xchgComm == nil || ld.sendsDropped() || ld.xchg != nil && ld.xchg.notified {
+	if ld.xchgComm == nil || ld.xchg.sendsLetGo() {
 		return nil // sends let go of may still use it
 	}
 	err := ld.xchgComm.Free()

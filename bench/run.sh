@@ -34,8 +34,9 @@
 #            order (lmdbio digest)                                  ~4 min
 #   hdf5     HDF5 contiguous and chunked+gzip, cold, local disk and one
 #            emulated host: default vs PyTorch over h5py, shuffle on/off;
-#            an LMDB of the same records' count and size beside them;
-#            the deflate decoders' speed                             ~11 min
+#            the contiguous file against an LMDB of the same records'
+#            count and size, 40 cold pairs in alternating order; the
+#            deflate decoders' speed                                 ~12 min
 #   model    lmdbio model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
 #            and model predict --nodes 1..256 --ranks-per-node 36    ~1 min
 #   report   results.md and the plots from every part's lines
@@ -377,10 +378,7 @@ part_hdf5() {
 	row=$(($(echo "$h5size" | tr x '*')))
 	[ -e "$twin/data.mdb" ] || "$lmdbio" gen --records "$h5records" --size "$row,0" --out "$twin" >/dev/null
 	"$lmdbio" index "$twin" >/dev/null
-	{
-		machine hdf5-lmdb-twin-local
-		bench 8 --modes lmdb,default --page-cache cold --consumer touch,sha256 "$twin"
-	} >"$out/hdf5-lmdb-twin-local.jsonl"
+	hdf5_pairs "$twin" "$contig"
 	# The deflate decoder of chunks: the standard library's and klauspost's
 	# (filter.go uses the faster), on HDF5 chunks of pixels and of a walk.
 	local benchtime=2s
@@ -401,6 +399,61 @@ part_hdf5() {
 				--peers torch-h5py,torch-h5py-noshuffle "$pfs_mnt/$(basename "$f")"
 		} >"$out/hdf5-$kind-pfs.jsonl"
 	done
+}
+
+# hdf5_pairs TWIN CONTIG measures the contiguous file against the same
+# records in an LMDB, through lmdbio, side by side: one cold round of each
+# at a time, the two in alternating order (ABBA), so that the disk's drift
+# falls on both alike. Each line carries its pair's number as its round;
+# hdf5-pairs.md pairs them.
+hdf5_pairs() {
+	local i f kind pair
+	for kind in lmdb contiguous; do
+		machine "hdf5-pairs-$kind" >"$out/hdf5-pairs-$kind.jsonl"
+	done
+	for ((i = 1; i <= pair_rounds; i++)); do
+		pair=("$1" "$2")
+		((i % 2)) || pair=("$2" "$1")
+		for f in "${pair[@]}"; do
+			kind=contiguous
+			[ "$f" != "$1" ] || kind=lmdb
+			"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds 1 --modes default --page-cache cold \
+				--consumer touch,sha256 --limit-probes none "$f" |
+				grep -E '^\{"type":"(result|epoch)"' | sed "s/\"round\":1,/\"round\":$i,/" >>"$out/hdf5-pairs-$kind.jsonl"
+		done
+	done
+	python3 - "$out/hdf5-pairs-contiguous.jsonl" "$out/hdf5-pairs-lmdb.jsonl" >"$out/hdf5-pairs.md" <<'PY'
+import json, math, statistics, sys
+
+def rates(path):
+    rows = [json.loads(line) for line in open(path)]
+    return {(r["consumer"], r["round"]): r["mb_per_s"] for r in rows if r["type"] == "result"}
+
+def t975(df):
+    """Student's t at 97.5% for df degrees of freedom (as pkg/bench/stats)."""
+    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+             2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+             2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+    if df <= len(table):
+        return table[df - 1]
+    if df <= 60:
+        return 2.000 + 0.042 * (60 - df) / 30
+    return 1.980 + 0.020 * (120 - df) / 60 if df <= 120 else 1.960
+
+h5, lmdb = rates(sys.argv[1]), rates(sys.argv[2])
+print("# Contiguous HDF5 and the same records in LMDB, side by side\n")
+print("8 learners, default mode, cold, one round of each at a time in alternating order.")
+print("The ratio is the geometric mean of the pairs' HDF5 ÷ LMDB, with its 95% interval (Student's t).\n")
+print("| consumer | pairs | HDF5 MB/s (median) | LMDB MB/s (median) | HDF5 ÷ LMDB | 95% interval |")
+print("| --- | ---: | ---: | ---: | ---: | --- |")
+for consumer in sorted({c for c, _ in h5}, key=lambda c: c != "touch"):
+    keys = sorted(k for k in h5 if k[0] == consumer and k in lmdb)
+    logs = [math.log(h5[k] / lmdb[k]) for k in keys]
+    mean, n = statistics.fmean(logs), len(logs)
+    half = t975(n - 1) * statistics.stdev(logs) / math.sqrt(n) if n > 1 else 0.0
+    print(f"| {consumer} | {n} | {statistics.median(h5[k] for k in keys):.0f} | {statistics.median(lmdb[k] for k in keys):.0f} "
+          f"| {math.exp(mean):.3f}× | [{math.exp(mean - half):.3f}, {math.exp(mean + half):.3f}] |")
+PY
 }
 
 # part_model: fit the model to the runs on emulated hosts (hosts and

@@ -375,6 +375,14 @@ func (s *Server) WaitLearners(ctx context.Context) error {
 
 // saidBye reports whether the learner closed cleanly, after a failed write:
 // its Bye may still be on the way to the read loop, so give that a moment.
+func (p *peer) saidBye() bool {
+	select {
+	case <-p.ended:
+	case <-time.After(time.Second):
+	}
+	return p.bye.Load()
+}
+
 // isEnded reports whether ch is closed.
 func isEnded(ch chan struct{}) bool {
 	select {
@@ -383,14 +391,6 @@ func isEnded(ch chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-func (p *peer) saidBye() bool {
-	select {
-	case <-p.ended:
-	case <-time.After(time.Second):
-	}
-	return p.bye.Load()
 }
 
 // Byes delivers the local rank of every learner that closes cleanly, once

@@ -23,15 +23,14 @@ import (
 // TestMPIMisplacedRecord reads a database whose saved index has a valid
 // checksum but puts some records 2 bytes after their values, as a damaged
 // or foreign sidecar can (none among the records Load spot-checks; see
-// misplace).
-// With learners viewing the file (they check the bytes in front of each
-// value they are handed, the node reader those it sends to other nodes) and
-// without (the node reader checks them all), in the file's order and
-// shuffled over all nodes (records cross between nodes, and a node reader
-// that fails must not leave the others waiting for it in an exchange): no
-// rank
-// is handed other bytes as that record, the job fails with an error that
-// says the file does not match its index, and no rank hangs.
+// misplace). With learners viewing the file (they check the bytes in front
+// of each value they are handed, the node reader those it sends to other
+// nodes) and without (the node reader checks them all), in the file's order
+// and shuffled over all nodes (records cross between nodes, and a node
+// reader that fails must not leave the others waiting for it in an
+// exchange): no rank is handed other bytes as that record, the job fails
+// with an error that says the file does not match its index, and no rank
+// hangs.
 func TestMPIMisplacedRecord(t *testing.T) {
 	fx := makeFixture(t, "misplaced", fewKBDB)
 	load := index.LoadOptions{NoCache: true, NoWriteBeside: true}

@@ -82,11 +82,17 @@ func checkEpoch(t *testing.T, name string, order []int32, l Layout, build func([
 		}
 		return
 	}
+	// Sequential and Local cut the records into nodes' shares first, so
+	// short batches come last within each node; Ordered cuts the world's.
+	perNode := name == "sequential" || name == "local"
 	seen := make([]int, n)
 	for round := range e.Rounds() {
 		size := -1
 		total := 0
 		for node, learners := range l.NodeSizes {
+			if perNode {
+				size = -1
+			}
 			for local := range learners {
 				b := e.Batch(node, local, round)
 				total += len(b)
@@ -267,6 +273,56 @@ func TestSequentialShares(t *testing.T) {
 	s, _ := Shares(100, l)
 	if !slices.Equal(s, []int{0, 50, 100}) {
 		t.Errorf("shares %v", s)
+	}
+}
+
+// TestKeepSharesBalanced: with Keep every node's share is proportional to
+// its learners, within one record, so no node reads a round's worth more
+// than another; with Pad and DropLast the shares are whole rounds but the
+// last's.
+func TestKeepSharesBalanced(t *testing.T) {
+	for _, c := range []struct {
+		n, batch int
+		nodes    []int
+	}{
+		{20000, 64, []int{4, 4, 4, 4, 4, 4, 4, 4}}, // 10 rounds: 7 x 2560 + 2080 before
+		{9*2048 + 1, 64, []int{4, 4, 4, 4, 4, 4, 4, 4}},
+		{1001, 3, []int{3, 1, 2}},
+		{5, 8, []int{2, 2}},
+	} {
+		l := Layout{Batch: c.batch, NodeSizes: c.nodes, Remainder: Keep}
+		s, err := Shares(c.n, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		learners := l.Learners()
+		for k, size := range c.nodes {
+			got, ideal := s[k+1]-s[k], float64(c.n*size)/float64(learners)
+			if math.Abs(float64(got)-ideal) >= 1 {
+				t.Errorf("n=%d %v: node %d has %d records, want %.1f", c.n, c.nodes, k, got, ideal)
+			}
+		}
+		e, err := Sequential(identity(c.n), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range c.nodes { // each node hands out exactly its share
+			got := 0
+			for local := range e.NodeSize(k) {
+				for round := range e.Rounds() {
+					got += len(e.Batch(k, local, round))
+				}
+			}
+			if got != s[k+1]-s[k] {
+				t.Errorf("n=%d %v: node %d delivers %d records, its share is %d", c.n, c.nodes, k, got, s[k+1]-s[k])
+			}
+		}
+	}
+	for _, rem := range []Remainder{Pad, DropLast} {
+		s, _ := Shares(1000, Layout{Batch: 10, NodeSizes: []int{3, 3, 3}, Remainder: rem})
+		if s[1] != s[2]-s[1] || s[1]%30 != 0 {
+			t.Errorf("%v: shares %v, want whole rounds of 30 records but the last", rem, s)
+		}
 	}
 }
 

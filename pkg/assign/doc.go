@@ -16,7 +16,9 @@
 //     assume of a pre-shuffled dataset: every node takes one contiguous
 //     share, and inside a node consecutive batches go round-robin to the
 //     node's learners, as Caffe's DataReader does. A node reads its share
-//     front to back.
+//     front to back. With Keep the shares are proportional to the nodes'
+//     learners, so that the nodes' reads end together; with Pad and
+//     DropLast they are whole rounds, the last node's excepted.
 //   - Local permutes every node's Sequential share (shuffle local).
 //   - Ordered cuts a world-independent order (shuffle chunk or global) into
 //     global batches of Batch x learners positions. With locality (Yang and

@@ -19,8 +19,12 @@ func Local(pop []int32, l Layout, seed uint64, epoch int) (*Epoch, error) {
 
 // Shares returns where each node's Sequential share of n positions starts:
 // len(NodeSizes)+1 values, node k's share being [s[k], s[k+1]), clamped to
-// n. Every node but the last gets Rounds x Batch x its learners positions, so
-// all take the same number of rounds.
+// n. With Pad and DropLast every node but the last gets Rounds x Batch x its
+// learners positions, so all take the same number of rounds and only the
+// last pads or drops. With Keep the shares are Proportional: a node's
+// storage reads are as long as the others', and every node's last round is
+// short, rather than the last node's alone being short or empty while the
+// others read on.
 func Shares(n int, l Layout) ([]int, error) {
 	rounds, err := l.check(n)
 	if err != nil {
@@ -30,11 +34,32 @@ func Shares(n int, l Layout) ([]int, error) {
 }
 
 func shares(n int, l Layout, rounds int) []int {
+	if l.Remainder == Keep {
+		return Proportional(n, l.NodeSizes)
+	}
 	s := make([]int, len(l.NodeSizes)+1)
 	for k, size := range l.NodeSizes {
 		s[k+1] = min(s[k]+rounds*l.Batch*size, n)
 	}
 	s[len(s)-1] = n
+	return s
+}
+
+// Proportional cuts n positions into contiguous shares proportional to the
+// nodes' learners: len(sizes)+1 values, node k's share being [s[k], s[k+1]).
+// A share is at most ceil(n x size / learners) positions, which a node's
+// learners take in as many rounds as the whole world needs.
+func Proportional(n int, sizes []int) []int {
+	learners := int64(0)
+	for _, size := range sizes {
+		learners += int64(size)
+	}
+	s := make([]int, len(sizes)+1)
+	acc := int64(0)
+	for k, size := range sizes {
+		acc += int64(size)
+		s[k+1] = int(int64(n) * acc / max(learners, 1))
+	}
 	return s
 }
 

@@ -136,14 +136,8 @@ func ShuffleQuality(o QualityOptions, s sampler.Shuffle, locality bool) (Quality
 // nodes' learners.
 func owners(o QualityOptions, s sampler.Shuffle, l assign.Layout) (assign.Owners, error) {
 	n := o.Records
-	cut := make([]int, len(l.NodeSizes)+1)
-	if s.WorldIndependent() {
-		acc := 0
-		for k, size := range l.NodeSizes {
-			acc += size
-			cut[k+1] = int(int64(n) * int64(acc) / int64(l.Learners()))
-		}
-	} else {
+	cut := assign.Proportional(n, l.NodeSizes)
+	if !s.WorldIndependent() {
 		var err error
 		if cut, err = assign.Shares(n, l); err != nil {
 			return nil, err

@@ -153,20 +153,12 @@ func (p *runPlan) readRoom(b int32) int64 {
 // shares), with Chunk and Global a share proportional to its learners. A
 // block belongs to the node whose share holds its first record.
 func (p *runPlan) own() error {
-	cut := make([]int, len(p.layout.NodeSizes)+1)
-	if p.opt.Shuffle.WorldIndependent() {
-		learners := p.layout.Learners()
-		acc := 0
-		for k, s := range p.layout.NodeSizes {
-			acc += s
-			cut[k+1] = int(int64(p.n) * int64(acc) / int64(learners))
-		}
-	} else {
-		s, err := assign.Shares(p.n, p.layout)
-		if err != nil {
+	cut := assign.Proportional(p.n, p.layout.NodeSizes)
+	if !p.opt.Shuffle.WorldIndependent() {
+		var err error
+		if cut, err = assign.Shares(p.n, p.layout); err != nil {
 			return err
 		}
-		cut = s
 	}
 	node := 0
 	for q := range p.n {

@@ -14,32 +14,45 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestParseStateVersions: this build reads its own states and version-1
-// states of every order but chunk, whose order changed with version 2.
+// TestParseStateVersions: this build reads its own states, version-1
+// states of every order but chunk, whose order changed with version 2, and
+// version-2 states but those of a keep run in the file's order taken
+// mid-epoch, whose node shares changed with version 3.
 func TestParseStateVersions(t *testing.T) {
-	doc := func(version int, shuffle string) []byte {
+	doc := func(version int, shuffle, remainder string, batches int) []byte {
 		return fmt.Appendf(nil, `{"version":%d,"dataset":"d","records":300,"shuffle":%q,"seed":7,"chunk_bytes":67108864,`+
-			`"chunk_window":8,"remainder":"pad","global_batch":16,"node_sizes":[2,2],"epoch":1,"global_batches":3}`, version, shuffle)
+			`"chunk_window":8,"remainder":%q,"global_batch":16,"node_sizes":[2,2],"epoch":1,"global_batches":%d}`,
+			version, shuffle, remainder, batches)
 	}
 	for _, c := range []struct {
-		version int
-		shuffle string
-		refused string // "" for accepted
+		version   int
+		shuffle   string
+		remainder string
+		batches   int
+		refused   string // "" for accepted
 	}{
-		{StateVersion, "chunk", ""},
-		{StateVersion, "global", ""},
-		{1, "global", ""},
-		{1, "none", ""},
-		{1, "chunk", "chunk order"},
-		{3, "global", "format version 3"},
-		{0, "global", "format version 0"},
+		{StateVersion, "chunk", "pad", 3, ""},
+		{StateVersion, "global", "pad", 3, ""},
+		{StateVersion, "none", "keep", 3, ""},
+		{1, "global", "pad", 3, ""},
+		{1, "none", "pad", 3, ""},
+		{1, "chunk", "pad", 3, "chunk order"},
+		{2, "none", "pad", 3, ""},
+		{2, "global", "keep", 3, ""},
+		{2, "none", "keep", 0, ""},
+		{2, "none", "keep", 3, "start the epoch again"},
+		{2, "local", "keep", 3, "start the epoch again"},
+		{1, "none", "keep", 3, "start the epoch again"},
+		{4, "global", "pad", 3, "format version 4"},
+		{0, "global", "pad", 3, "format version 0"},
 	} {
-		_, err := ParseState(doc(c.version, c.shuffle))
+		_, err := ParseState(doc(c.version, c.shuffle, c.remainder, c.batches))
+		what := fmt.Sprintf("version %d, %s, %s, %d global batches", c.version, c.shuffle, c.remainder, c.batches)
 		switch {
 		case c.refused == "" && err != nil:
-			t.Errorf("version %d, %s: %v", c.version, c.shuffle, err)
+			t.Errorf("%s: %v", what, err)
 		case c.refused != "" && (!errors.Is(err, ErrResume) || !strings.Contains(err.Error(), c.refused)):
-			t.Errorf("version %d, %s: got %v, want an ErrResume saying %q", c.version, c.shuffle, err, c.refused)
+			t.Errorf("%s: got %v, want an ErrResume saying %q", what, err, c.refused)
 		}
 	}
 }

@@ -60,7 +60,9 @@
 // Every figure is a median over the rounds found for one (storage,
 // consumer, cache, mode, ranks) cell, with the min–max spread beside it. A
 // figure above the storage's limit by more than the noise band (the larger
-// of both spreads and 10 %, pkg/bench/stats) is marked †.
+// of both spreads and 10 %, pkg/bench/stats) is marked †. Ratios "paired"
+// are the geometric mean, with its 95 % interval, of the ratios within each
+// round of each run, the limit's too: what drifts between rounds cancels.
 // Results of an accelerator workload (workload other than "none") only
 // feed the accelerator-utilisation table: their throughput is bounded by
 // emulated compute, not by the loader.

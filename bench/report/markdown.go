@@ -101,13 +101,13 @@ func writeStudies(w io.Writer, ts []StudyTable) {
 	for _, s := range ts {
 		fmt.Fprintf(w, "### %s\n\n", heading(s.Group, s.Cache, plural(s.Ranks, "rank")+" on "+plural(s.Nodes, "node")))
 		t := table{
-			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "start-up s", "× lmdb", "× lmdb paired", "× limit"},
-			right:  []bool{false, true, true, true, true, true, true, true, true},
+			header: []string{"mode", "MB/s", "spread", "n", "samples/s", "start-up s", "× lmdb", "× lmdb paired", "× limit", "× limit paired"},
+			right:  []bool{false, true, true, true, true, true, true, true, true, true},
 		}
 		for _, r := range s.Rows {
 			t.rows = append(t.rows, []string{"`" + r.Mode + "`", flagged(fmtMedian(r.MBPerS), r.AboveLimit), fmtSpread(r.MBPerS),
 				fmt.Sprint(r.MBPerS.N), fmtRate(r.SamplesPerS), fmtSeconds(r.Startup), fmtRatio(r.VsBaseline),
-				fmtPaired(r.VsBaselinePaired), fmtRatio(r.VsLimit)})
+				fmtPaired(r.VsBaselinePaired), fmtRatio(r.VsLimit), fmtPaired(r.VsLimitPaired)})
 		}
 		t.write(w)
 		if s.Limit > 0 {

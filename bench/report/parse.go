@@ -109,6 +109,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 			l.Probe += fmt.Sprintf(" on %d hosts", l.Hosts)
 		}
 		setLabel(&l.Storage, label)
+		l.Run = name
 		ds.Limits = append(ds.Limits, l)
 	case "peer":
 		var p Peer

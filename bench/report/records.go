@@ -63,6 +63,7 @@ type Limit struct {
 	Bytes   int64   `json:"bytes"`
 	Seconds float64 `json:"seconds"`
 	MBPerS  float64 `json:"mb_per_s"`
+	Run     string  `json:"-"` // as Result.Run
 }
 
 // Peer is one "peer" line: a loader users run today, measured in the same

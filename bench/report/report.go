@@ -1,6 +1,9 @@
 package main
 
 import (
+	"cmp"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -85,6 +88,9 @@ type LimitRow struct {
 	Hosts   int // the hosts whose clients read a share each at once (1 for one)
 	// Best is the fastest probe of each round, over the rounds.
 	Best Summary
+	// Rounds is the fastest probe's MB/s in each round, for ratios paired
+	// by round with what was measured beside it.
+	Rounds map[runRound]float64
 	// BestProbe is the probe that was fastest in most rounds.
 	BestProbe string
 	Buffered  Summary // buffered:1x1:16MiB
@@ -119,7 +125,8 @@ func buildLimits(ls []Limit) []LimitRow {
 			Storage:   k.storage,
 			Cache:     k.cache,
 			Hosts:     k.hosts,
-			Best:      Summarize(best),
+			Best:      Summarize(slices.Collect(maps.Values(best))),
+			Rounds:    best,
 			BestProbe: probe,
 			Buffered:  medianOf(filter(in, func(l Limit) bool { return l.Probe == singleStream[false] }), mb),
 			Direct:    medianOf(filter(in, func(l Limit) bool { return l.Probe == singleStream[true] }), mb),
@@ -132,29 +139,33 @@ func buildLimits(ls []Limit) []LimitRow {
 // and probed through one.
 func hostsOf(l Limit) int { return max(l.Hosts, 1) }
 
-// fastestPerRound returns the fastest probe's MB/s of every round, and the
-// probe that was fastest most often (the first on a tie).
-func fastestPerRound(ls []Limit) ([]float64, string) {
-	rounds := sortedInts(ls, func(l Limit) int { return l.Round })
-	var best []float64
-	wins := map[string]int{}
-	var order []string
-	for _, r := range rounds {
-		var top Limit
-		for _, l := range ls {
-			if l.Round == r && l.MBPerS > top.MBPerS {
-				top = l
-			}
+// fastestPerRound returns the fastest probe's MB/s in every round of every
+// run, and the probe that was fastest most often (the first on a tie, in
+// the order of runs and rounds).
+func fastestPerRound(ls []Limit) (map[runRound]float64, string) {
+	top := map[runRound]Limit{}
+	var keys []runRound
+	for _, l := range ls {
+		k := runRound{l.Run, l.Round}
+		t, seen := top[k]
+		if !seen {
+			keys = append(keys, k)
 		}
-		best = append(best, top.MBPerS)
-		if wins[top.Probe] == 0 {
-			order = append(order, top.Probe)
+		if !seen || l.MBPerS > t.MBPerS {
+			top[k] = l
 		}
-		wins[top.Probe]++
 	}
+	slices.SortFunc(keys, func(a, b runRound) int { return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.round, b.round)) })
+	best := make(map[runRound]float64, len(keys))
+	wins := map[string]int{}
 	probe := ""
-	for _, p := range order {
-		if probe == "" || wins[p] > wins[probe] {
+	for _, k := range keys {
+		t := top[k]
+		best[k] = t.MBPerS
+		wins[t.Probe]++
+	}
+	for _, k := range keys { // the most wins; the first to reach it on a tie
+		if p := top[k].Probe; probe == "" || wins[p] > wins[probe] {
 			probe = p
 		}
 	}

@@ -347,6 +347,36 @@ func TestStudyPairedByRunAndRound(t *testing.T) {
 	t.Fatal("no default row")
 }
 
+// TestLimitPairedByRunAndRound: × limit paired divides each round's result
+// by the fastest probe of that round of that run; two runs numbering their
+// rounds alike stay apart.
+func TestLimitPairedByRunAndRound(t *testing.T) {
+	lim := func(run string, round int, probe string, mbps float64) Limit {
+		return Limit{Storage: "local", Cache: "cold", Run: run, Round: round, Probe: probe, MBPerS: mbps}
+	}
+	def := func(run string, round int, mbps float64) Result {
+		r := res("local", "touch", "cold", "default", 8, mbps)
+		r.Run, r.Round = run, round
+		return r
+	}
+	ds := &Dataset{
+		Results: []Result{def("a", 1, 800), def("a", 2, 1600), def("b", 1, 400), def("b", 3, 999)},
+		Limits: []Limit{
+			lim("a", 1, "direct:4x2:16MiB", 1000), lim("a", 1, "buffered:4x2:4MiB", 500),
+			lim("a", 2, "direct:4x2:16MiB", 2000),
+			lim("b", 1, "buffered:4x2:4MiB", 500), lim("b", 1, "direct:4x2:16MiB", 100),
+		},
+	}
+	rep := Build(ds, Options{})
+	if l := rep.Limits[0]; l.Best.N != 3 || l.BestProbe != "direct:4x2:16MiB" {
+		t.Errorf("limit row %+v: want 3 rounds, mostly direct:4x2:16MiB", l)
+	}
+	r := rep.Studies[0].Rows[0]
+	if p := r.VsLimitPaired; p.N != 3 || !near(p.GeoMean, 0.8) || !near(p.Low, 0.8) || !near(p.High, 0.8) {
+		t.Errorf("default paired with the limit: %+v, want 3 pairs of 0.8 (b's round 3 has no limit)", p)
+	}
+}
+
 // TestPairsAtEveryRankCount: the default ÷ lmdb rows cover every rank count
 // and cache state that measured both, cold first, fewer ranks first, each
 // paired within its own rounds; a rank count without lmdb has no row.

@@ -31,7 +31,10 @@ type StudyRow struct {
 	// VsBaselinePaired is the same, paired by round (stats.Paired).
 	VsBaselinePaired stats.Paired
 	VsLimit          float64 // median MB/s over the limit; 0 if unknown
-	Startup          float64 // median over rounds of the slowest learner's start-up
+	// VsLimitPaired is the same, paired by round with the limit probed in
+	// it: the machine's drift between rounds cancels.
+	VsLimitPaired stats.Paired
+	Startup       float64 // median over rounds of the slowest learner's start-up
 	// AboveLimit: the median exceeds the limit by more than the noise band.
 	AboveLimit bool
 }
@@ -89,6 +92,7 @@ func buildStudies(g Group, rs []Result, lim []LimitRow, want int) []StudyTable {
 				base = row.MBPerS.Median
 			}
 			row.VsLimit = ratio(row.MBPerS.Median, t.Limit)
+			row.VsLimitPaired = stats.PairedByKey(byRound(m), l.Rounds)
 			if t.Limit == 0 {
 				// No limit line for this cache state: fall back to the
 				// fraction the benchmark computed against its own limit.

@@ -47,7 +47,16 @@ func killedChild(t *testing.T, job string, reap bool) (pid int, seg string, wait
 	return cmd.Process.Pid, seg, wait
 }
 
+// TestSweepStale runs in a directory of its own: every loader Open sweeps
+// the segments of dead creators in the shared one, and a test of another
+// package opening a loader meanwhile would remove some of the stale
+// segments made here before this test's sweep could.
 func TestSweepStale(t *testing.T) {
+	private := t.TempDir()
+	t.Setenv(DirEnv, private) // for the children
+	saved := dir
+	dir = private
+	t.Cleanup(func() { dir = saved })
 	job := testJob(t)
 	other := job + "_other"
 	cleanup(t, job)

@@ -643,11 +643,16 @@ func (ld *leader) turns() int {
 	return ld.plan.turns(ld.slot)
 }
 
-// closeParts frees what newLeader made.
+// closeParts frees what newLeader made. After dropped sends (see
+// sendsDropped) the memory MPI may still read from stays mapped.
 func (ld *leader) closeParts() error {
+	closers := []func() error{ld.closeServer, ld.closeFetch}
+	if !ld.sendsDropped() {
+		closers = append(closers, ld.closeArena, ld.closeCache, ld.closeView)
+	}
+	closers = append(closers, ld.guard.close, ld.closeExchanger)
 	var err error
-	for _, closer := range []func() error{ld.closeServer, ld.closeFetch, ld.closeArena, ld.closeCache,
-		ld.closeView, ld.guard.close, ld.closeExchanger} {
+	for _, closer := range closers {
 		if e := closer(); e != nil && err == nil {
 			err = e
 		}
@@ -676,14 +681,14 @@ func (ld *leader) closeFetch() error {
 }
 
 func (ld *leader) closeArena() error {
-	if ld.seg == nil || ld.sendsDropped() {
+	if ld.seg == nil {
 		return nil
 	}
 	return ld.seg.Close()
 }
 
 func (ld *leader) closeCache() error {
-	if ld.cache == nil || ld.sendsDropped() {
+	if ld.cache == nil {
 		return nil
 	}
 	return ld.cache.close()

@@ -169,7 +169,7 @@ func (ld *leader) agreeViews(t *topology.Topology, err error) error {
 }
 
 func (ld *leader) closeView() error {
-	if ld.view == nil || ld.sendsDropped() {
+	if ld.view == nil {
 		return nil
 	}
 	err := ld.view.Close()

@@ -56,7 +56,10 @@
 // --server-state FILE (one per emulated host, over the same SRC) share the
 // servers' queues through that file, mapped shared: the clients of all hosts
 // contend as clients of one file system do. The file records the server
-// flags; a mount with other ones is refused. Remove it when done. A request's
+// flags; a mount with other ones is refused. Remove it when done. A
+// file's st_blksize is then the stripe size, as a Lustre or GPFS client
+// reports its stripe or block size as the preferred I/O size: a reader
+// that starts its requests there has each served by one server. A request's
 // cost is --latency plus the longer of its bandwidth wait and its time at the
 // servers; reserving a place in a queue costs well under a microsecond.
 // bench/README.md relates the flags to published Lustre and GPFS figures.

@@ -10,7 +10,10 @@
 // cache, so a dataset larger than memory does not evict everything else and a
 // cold-cache measurement is honest; the price is that buffer address, length
 // and file offset must be multiples of Alignment. Aligned makes such buffers
-// for tests and for uses outside shared memory.
+// for tests and for uses outside shared memory. Where the file system
+// prefers larger requests (st_blksize: Lustre and GPFS report their stripe
+// or block size), ReadSpan starts all but its first pread on a multiple of
+// that size, so that each request the client sends lies on one server.
 //
 // Stagger implements LMDBIO's staggered reading (STAG): reader r takes its
 // turn at a window after reader r-G, so the readers read in waves of G and

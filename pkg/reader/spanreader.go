@@ -16,6 +16,7 @@ type SpanReader struct {
 	path   string
 	direct bool
 	size   int64                                          // at Open; the data set does not change while it is read
+	ioSize int64                                          // the file's preferred I/O size above Alignment, or 0
 	pread  func(fd int, p []byte, off int64) (int, error) // syscall.Pread; tests inject short reads
 
 	reads atomic.Int64
@@ -61,7 +62,28 @@ func Open(path string, direct bool) (*SpanReader, error) {
 	// Fd switches the file to blocking mode, which is what a regular file is
 	// anyway; pread needs the raw descriptor so that each system call is ours
 	// to count and retry.
-	return &SpanReader{f: f, fd: int(f.Fd()), path: path, direct: direct, size: fi.Size(), pread: syscall.Pread}, nil
+	return &SpanReader{f: f, fd: int(f.Fd()), path: path, direct: direct, size: fi.Size(), ioSize: preferredIOSize(fi),
+		pread: syscall.Pread}, nil
+}
+
+// maxIOSize bounds the preferred I/O size a file system may report that
+// ReadSpan aligns to; parallel file systems report a few MiB (Lustre 2 or
+// 4, GPFS its block size of up to 16).
+const maxIOSize = 64 << 20
+
+// preferredIOSize is the file's st_blksize when it is a power of two above
+// Alignment and at most maxIOSize, else 0: local file systems report the
+// page size, which direct reads already align to.
+func preferredIOSize(fi os.FileInfo) int64 {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	b := int64(st.Blksize)
+	if b <= Alignment || b > maxIOSize || b&(b-1) != 0 {
+		return 0
+	}
+	return b
 }
 
 // Path returns the file's path.
@@ -75,6 +97,13 @@ func (r *SpanReader) Direct() bool { return r.direct }
 
 // ReadSpan reads len(dst) bytes at file offset off into dst. Short reads are
 // continued and EINTR retried until dst is full or the file ends.
+//
+// When the span crosses a multiple of the file's preferred I/O size
+// (st_blksize, which a parallel file system sets to its stripe or block
+// size), the first pread ends there and the rest starts there. A client
+// cuts a read into requests from where the read starts: started on a stripe
+// boundary, each request lies on one storage server, where a request
+// straddling two costs a round trip at both.
 //
 // At the end of the file ReadSpan returns the bytes it could read, n <
 // len(dst), and a nil error: with direct I/O the last span of a file is
@@ -94,8 +123,13 @@ func (r *SpanReader) ReadSpan(dst []byte, off int64) (n int, err error) {
 			r.path, len(dst), off, addr(dst), ErrUnaligned)
 	}
 	r.spans.Add(1)
+	first := r.firstRead(off, len(dst))
 	for n < len(dst) {
-		k, err := r.pread(r.fd, dst[n:], off+int64(n))
+		end := len(dst)
+		if n < first {
+			end = first
+		}
+		k, err := r.pread(r.fd, dst[n:end], off+int64(n))
 		if err != nil {
 			if err == syscall.EINTR {
 				continue
@@ -119,6 +153,20 @@ func (r *SpanReader) ReadSpan(dst []byte, off int64) (n int, err error) {
 		}
 	}
 	return n, nil
+}
+
+// firstRead is how many of the n bytes at off ReadSpan's first pread asks
+// for: up to the next multiple of the preferred I/O size when the span
+// crosses one, else all of them.
+func (r *SpanReader) firstRead(off int64, n int) int {
+	if r.ioSize == 0 {
+		return n
+	}
+	next := (off + r.ioSize - 1) &^ (r.ioSize - 1)
+	if next == off || next >= off+int64(n) {
+		return n
+	}
+	return int(next - off)
 }
 
 // Stats returns the counters so far.

@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // writeTestFile writes size pseudo-random bytes to a new file in dir.
@@ -232,4 +234,73 @@ func TestReadSpanDirect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadSpanStartsOnIOSize: where the file system prefers requests of
+// 64 KiB, a span that crosses a multiple of it is read in two preads, the
+// first ending on that multiple, so the rest starts there; a span that
+// starts on one, or crosses none, is one pread. The bytes are the same.
+func TestReadSpanStartsOnIOSize(t *testing.T) {
+	path, data := writeTestFile(t, t.TempDir(), 1<<20)
+	r, err := Open(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.ioSize = 64 << 10
+	var calls [][2]int64
+	r.pread = func(fd int, p []byte, off int64) (int, error) {
+		calls = append(calls, [2]int64{off, int64(len(p))})
+		return syscall.Pread(fd, p, off)
+	}
+	for _, c := range []struct {
+		off, n int64
+		want   [][2]int64
+	}{
+		{4096, 200 << 10, [][2]int64{{4096, 60 << 10}, {64 << 10, 140 << 10}}},
+		{128 << 10, 200 << 10, [][2]int64{{128 << 10, 200 << 10}}},
+		{4096, 8192, [][2]int64{{4096, 8192}}},
+		{60 << 10, 4 << 10, [][2]int64{{60 << 10, 4 << 10}}},
+	} {
+		calls = nil
+		dst := make([]byte, c.n)
+		if n, err := r.ReadSpan(dst, c.off); err != nil || int64(n) != c.n || !bytes.Equal(dst, data[c.off:c.off+c.n]) {
+			t.Fatalf("ReadSpan(%d bytes at %d) = %d, %v or wrong bytes", c.n, c.off, n, err)
+		}
+		if !slices.Equal(calls, c.want) {
+			t.Errorf("%d bytes at %d: preads (offset, length) %v, want %v", c.n, c.off, calls, c.want)
+		}
+	}
+}
+
+// TestPreferredIOSize: only a power of two above the page size, and not
+// absurdly large, is a size to align to.
+func TestPreferredIOSize(t *testing.T) {
+	for blksize, want := range map[int64]int64{0: 0, 4096: 0, 1 << 20: 1 << 20, 4 << 20: 4 << 20, 3 << 20: 0, 1 << 30: 0} {
+		st := &syscall.Stat_t{}
+		setInt(&st.Blksize, blksize) // int64 or int32, by architecture
+		if got := preferredIOSize(statInfo{st}); got != want {
+			t.Errorf("st_blksize %d: preferred I/O size %d, want %d", blksize, got, want)
+		}
+	}
+	if got := preferredIOSize(statInfo{nil}); got != 0 {
+		t.Errorf("no stat: %d, want 0", got)
+	}
+}
+
+func setInt[T int32 | int64](p *T, v int64) { *p = T(v) }
+
+// statInfo is an os.FileInfo whose Sys is a given stat.
+type statInfo struct{ st *syscall.Stat_t }
+
+func (s statInfo) Name() string       { return "f" }
+func (s statInfo) Size() int64        { return 0 }
+func (s statInfo) Mode() os.FileMode  { return 0 }
+func (s statInfo) ModTime() time.Time { return time.Time{} }
+func (s statInfo) IsDir() bool        { return false }
+func (s statInfo) Sys() any {
+	if s.st == nil {
+		return nil
+	}
+	return s.st
 }

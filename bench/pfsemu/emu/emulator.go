@@ -84,3 +84,14 @@ func prefetch(fd int, size int, off int64) (int, error) {
 	}
 	return n, nil
 }
+
+// setBlksize reports the stripe size as a regular file's preferred I/O size
+// (st_blksize) when servers are emulated, as a parallel file system's client
+// reports a size its layout divides: Lustre's 2 or 4 MiB, a multiple of its
+// usual 1 MiB stripe; GPFS its block size. A reader that starts its requests
+// there has each one served by a single server.
+func (e *emulator) setBlksize(mode uint32, blksize *uint32) {
+	if e.servers != nil && mode&syscall.S_IFMT == syscall.S_IFREG {
+		*blksize = uint32(min(e.servers.StripeSize, 1<<30))
+	}
+}

@@ -67,5 +67,6 @@ func (f *file) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 		return fs.ToErrno(err)
 	}
 	out.FromStat(&st)
+	f.emu.setBlksize(out.Mode, &out.Blksize)
 	return 0
 }

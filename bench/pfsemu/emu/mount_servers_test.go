@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestMountServersShared checks that a mount with a server state file
@@ -81,5 +83,36 @@ func TestMountServerStateMismatch(t *testing.T) {
 	}
 	if mounted(t, mnt2) {
 		t.Fatal("the refused mount is in the mount table")
+	}
+}
+
+// TestMountBlksizeIsStripe checks that with servers a file's preferred I/O
+// size (st_blksize, through stat, statx and fstat alike) is the stripe
+// size, so that a reader can start its requests on stripe boundaries, and
+// that a directory's is left alone.
+func TestMountBlksizeIsStripe(t *testing.T) {
+	needFUSE(t)
+	src, mnt, _ := testTree(t, 100)
+	mountForTest(t, src, mnt, Options{Servers: 2, StripeSize: 256 << 10})
+	path := filepath.Join(mnt, "sub", "data")
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil || st.Blksize != 256<<10 {
+		t.Fatalf("stat: blksize %d, %v; want the stripe size, 262144", st.Blksize, err)
+	}
+	var sx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_BASIC_STATS, &sx); err != nil || sx.Blksize != 256<<10 {
+		t.Fatalf("statx: blksize %d, %v; want 262144", sx.Blksize, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Blksize != 256<<10 {
+		t.Fatalf("fstat: blksize %d, %v; want 262144", st.Blksize, err)
+	}
+	var dir syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(mnt, "sub"), &dir); err != nil || dir.Blksize == 256<<10 {
+		t.Fatalf("directory: blksize %d, %v; want the source's", dir.Blksize, err)
 	}
 }

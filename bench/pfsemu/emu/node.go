@@ -21,6 +21,9 @@ type node struct {
 var (
 	_ fs.NodeWrapChilder = (*node)(nil)
 	_ fs.NodeOpener      = (*node)(nil)
+	_ fs.NodeLookuper    = (*node)(nil)
+	_ fs.NodeGetattrer   = (*node)(nil)
+	_ fs.NodeStatxer     = (*node)(nil)
 )
 
 // WrapChild makes every node the loopback creates below this one a node too.
@@ -30,6 +33,27 @@ func (n *node) WrapChild(ctx context.Context, ops fs.InodeEmbedder) fs.InodeEmbe
 		return ops
 	}
 	return &node{LoopbackNode: lb, emu: n.emu}
+}
+
+// Lookup is the loopback's, with the emulated preferred I/O size.
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	ch, errno := n.LoopbackNode.Lookup(ctx, name, out)
+	n.emu.setBlksize(out.Mode, &out.Blksize)
+	return ch, errno
+}
+
+// Getattr is the loopback's, with the emulated preferred I/O size.
+func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	errno := n.LoopbackNode.Getattr(ctx, f, out)
+	n.emu.setBlksize(out.Mode, &out.Blksize)
+	return errno
+}
+
+// Statx is the loopback's, with the emulated preferred I/O size.
+func (n *node) Statx(ctx context.Context, f fs.FileHandle, flags, mask uint32, out *fuse.StatxOut) syscall.Errno {
+	errno := n.LoopbackNode.Statx(ctx, f, flags, mask, out)
+	n.emu.setBlksize(uint32(out.Mode), &out.Blksize)
+	return errno
 }
 
 // Open opens the source file read-only. The client's O_DIRECT is not passed

@@ -100,10 +100,11 @@ func (r *SpanReader) Direct() bool { return r.direct }
 //
 // When the span crosses a multiple of the file's preferred I/O size
 // (st_blksize, which a parallel file system sets to its stripe or block
-// size), the first pread ends there and the rest starts there. A client
-// cuts a read into requests from where the read starts: started on a stripe
-// boundary, each request lies on one storage server, where a request
-// straddling two costs a round trip at both.
+// size), the first pread ends there and the rest starts there. Clients such
+// as FUSE and NFS cut a direct read into requests of their largest size from
+// where the read starts: started on a stripe boundary, each request lies on
+// one storage server, where a request straddling two costs a round trip at
+// both.
 //
 // At the end of the file ReadSpan returns the bytes it could read, n <
 // len(dst), and a nil error: with direct I/O the last span of a file is

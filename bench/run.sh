@@ -428,38 +428,14 @@ hdf5_pairs() {
 				grep -E '^\{"type":"(result|epoch)"' | sed "s/\"round\":1,/\"round\":$i,/" >>"$out/hdf5-pairs-$kind.jsonl"
 		done
 	done
-	python3 - "$out/hdf5-pairs-contiguous.jsonl" "$out/hdf5-pairs-lmdb.jsonl" >"$out/hdf5-pairs.md" <<'PY'
-import json, math, statistics, sys
-
-def rates(path):
-    rows = [json.loads(line) for line in open(path)]
-    return {(r["consumer"], r["round"]): r["mb_per_s"] for r in rows if r["type"] == "result"}
-
-def t975(df):
-    """Student's t at 97.5% for df degrees of freedom (as pkg/bench/stats)."""
-    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-             2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-             2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-    if df <= len(table):
-        return table[df - 1]
-    if df <= 60:
-        return 2.000 + 0.042 * (60 - df) / 30
-    return 1.980 + 0.020 * (120 - df) / 60 if df <= 120 else 1.960
-
-h5, lmdb = rates(sys.argv[1]), rates(sys.argv[2])
-print("# Contiguous HDF5 and the same records in LMDB, side by side\n")
-print("8 learners, default mode, cold, one round of each at a time in alternating order.")
-print("The ratio is the geometric mean of the pairs' HDF5 ÷ LMDB, with its 95% interval (Student's t).\n")
-print("| consumer | pairs | HDF5 MB/s (median) | LMDB MB/s (median) | HDF5 ÷ LMDB | 95% interval |")
-print("| --- | ---: | ---: | ---: | ---: | --- |")
-for consumer in sorted({c for c, _ in h5}, key=lambda c: c != "touch"):
-    keys = sorted(k for k in h5 if k[0] == consumer and k in lmdb)
-    logs = [math.log(h5[k] / lmdb[k]) for k in keys]
-    mean, n = statistics.fmean(logs), len(logs)
-    half = t975(n - 1) * statistics.stdev(logs) / math.sqrt(n) if n > 1 else 0.0
-    print(f"| {consumer} | {n} | {statistics.median(h5[k] for k in keys):.0f} | {statistics.median(lmdb[k] for k in keys):.0f} "
-          f"| {math.exp(mean):.3f}× | [{math.exp(mean - half):.3f}, {math.exp(mean + half):.3f}] |")
-PY
+	{
+		echo "# Contiguous HDF5 and the same records in LMDB, side by side"
+		echo
+		echo "8 learners, default mode, cold, one round of each at a time in alternating order."
+		echo "The ratio is the geometric mean of the pairs' HDF5 ÷ LMDB, with its 95% interval (Student's t)."
+		echo
+		go run ./bench/report -paired -in "$out/hdf5-pairs-contiguous.jsonl:HDF5" -in "$out/hdf5-pairs-lmdb.jsonl:LMDB"
+	} >"$out/hdf5-pairs.md"
 }
 
 # part_model: fit the model to the runs on emulated hosts (hosts and

@@ -57,8 +57,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	machine := fs.String("machine", "", "`TEXT` describing the machine, instead of the input's machine lines")
 	studyRanks := fs.Int("study-ranks", 0, "rank count of the stacked-optimisation study (default: where most modes were measured)")
 	noPlots := fs.Bool("no-plots", false, "write results.md only")
+	paired := fs.Bool("paired", false, "print the first input's results over the second's, per consumer, paired by round number, as one markdown table (two labelled -in, no -out)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: report -in FILE[:LABEL] [-in ...] -out DIR [-machine TEXT] [-study-ranks N] [-no-plots]")
+		fmt.Fprintln(stderr, "       report -paired -in FILE:LABEL -in FILE:LABEL")
 		fmt.Fprintln(stderr, "Writes results.md and plots (SVG and PNG) from `lmdbio bench --json` output.")
 		fmt.Fprintln(stderr, "Exit status: 0 ok, 1 could not write, 2 bad usage or bad input.")
 		fs.PrintDefaults()
@@ -69,7 +71,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if len(ins) == 0 || *out == "" || fs.NArg() > 0 || *studyRanks < 0 {
+	bad := fs.NArg() > 0 || *studyRanks < 0
+	if *paired {
+		bad = bad || len(ins) != 2 || ins[0].label == "" || ins[1].label == "" || ins[0].label == ins[1].label || *out != ""
+	} else {
+		bad = bad || len(ins) == 0 || *out == ""
+	}
+	if bad {
 		fs.Usage()
 		return exitUsage
 	}
@@ -80,6 +88,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return exitFailure
+	}
+	if *paired {
+		writePairedInputs(stdout, ds.Results, ins[0].label, ins[1].label)
+		return exitOK
 	}
 	rep := Build(ds, Options{StudyRanks: *studyRanks, Machine: *machine})
 	written, err := write(*out, rep, !*noPlots)

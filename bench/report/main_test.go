@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,45 @@ func TestRunMachineOverride(t *testing.T) {
 	}
 	if !bytes.Contains(md, []byte("Machine: 2 cores, 8 GiB, Debian 12")) || bytes.Contains(md, []byte("kernel")) {
 		t.Errorf("machine override not used:\n%s", md[:300])
+	}
+}
+
+// TestRunPaired: -paired pairs two inputs' results by round number, per
+// consumer, and prints one table; it wants two inputs with distinct labels
+// and no -out.
+func TestRunPaired(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mbps map[int]float64) string {
+		var b strings.Builder
+		for round := 1; round <= len(mbps); round++ {
+			fmt.Fprintf(&b, `{"type":"result","round":%d,"mode":"default","ranks":8,"nodes":1,"cache":"cold","consumer":"touch",`+
+				`"workload":"none","batch":64,"samples":100,"bytes":1000000,"seconds":1,"mb_per_s":%g}`+"\n", round, mbps[round])
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// A is twice B in every round while both drift: paired exactly 2×.
+	a := write("a.jsonl", map[int]float64{1: 200, 2: 400, 3: 300})
+	b := write("b.jsonl", map[int]float64{1: 100, 2: 200, 3: 150})
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"-paired", "-in", a + ":A", "-in", b + ":B"}, nil, &stdout, &stderr); got != exitOK {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	want := "| touch    |     3 |    300 |    150 | 2.00× [2.00, 2.00] |"
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("table:\n%s\nwant a row %q", stdout.String(), want)
+	}
+	for _, args := range [][]string{
+		{"-paired", "-in", a + ":A"},
+		{"-paired", "-in", a, "-in", b + ":B"},
+		{"-paired", "-in", a + ":A", "-in", b + ":A"},
+		{"-paired", "-in", a + ":A", "-in", b + ":B", "-out", dir},
+	} {
+		if got := run(args, nil, &stdout, &stderr); got != exitUsage {
+			t.Errorf("%v: status %d, want %d", args, got, exitUsage)
+		}
 	}
 }

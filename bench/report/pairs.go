@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"maps"
 	"slices"
 
 	"github.com/lmdbio/lmdbio/pkg/bench/stats"
@@ -41,4 +44,33 @@ func buildPairs(g Group, rs []Result) []PairRow {
 		}
 	}
 	return out
+}
+
+// writePairedInputs writes storage a's results over storage b's, per
+// consumer, paired by round number across the two: for series of one-round
+// runs taken in turns, whose round numbers say which two belong together
+// (bench/run.sh's hdf5 part). The medians stand beside the ratio.
+func writePairedInputs(w io.Writer, rs []Result, a, b string) {
+	of := func(storage, consumer string) map[int]float64 {
+		m := map[int]float64{}
+		for _, r := range rs {
+			if r.Storage == storage && r.Consumer == consumer {
+				m[r.Round] = r.MBPerS
+			}
+		}
+		return m
+	}
+	median := func(m map[int]float64) string {
+		return fmtMedian(Summarize(slices.Collect(maps.Values(m))))
+	}
+	t := table{
+		header: []string{"consumer", "pairs", a + " MB/s", b + " MB/s", a + " ÷ " + b + " paired"},
+		right:  []bool{false, true, true, true, true},
+	}
+	for _, c := range distinct(rs, func(r Result) string { return r.Consumer }) {
+		x, y := of(a, c), of(b, c)
+		p := stats.PairedByKey(x, y)
+		t.rows = append(t.rows, []string{c, fmt.Sprint(p.N), median(x), median(y), fmtPaired(p)})
+	}
+	t.write(w)
 }

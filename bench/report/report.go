@@ -144,18 +144,15 @@ func hostsOf(l Limit) int { return max(l.Hosts, 1) }
 // the order of runs and rounds).
 func fastestPerRound(ls []Limit) (map[runRound]float64, string) {
 	top := map[runRound]Limit{}
-	var keys []runRound
 	for _, l := range ls {
 		k := runRound{l.Run, l.Round}
-		t, seen := top[k]
-		if !seen {
-			keys = append(keys, k)
-		}
-		if !seen || l.MBPerS > t.MBPerS {
+		if t, seen := top[k]; !seen || l.MBPerS > t.MBPerS {
 			top[k] = l
 		}
 	}
-	slices.SortFunc(keys, func(a, b runRound) int { return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.round, b.round)) })
+	keys := slices.SortedFunc(maps.Keys(top), func(a, b runRound) int {
+		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.round, b.round))
+	})
 	best := make(map[runRound]float64, len(keys))
 	wins := map[string]int{}
 	probe := ""

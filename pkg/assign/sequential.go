@@ -21,10 +21,10 @@ func Local(pop []int32, l Layout, seed uint64, epoch int) (*Epoch, error) {
 // len(NodeSizes)+1 values, node k's share being [s[k], s[k+1]), clamped to
 // n. With Pad and DropLast every node but the last gets Rounds x Batch x its
 // learners positions, so all take the same number of rounds and only the
-// last pads or drops. With Keep the shares are Proportional: a node's
-// storage reads are as long as the others', and every node's last round is
-// short, rather than the last node's alone being short or empty while the
-// others read on.
+// last pads or drops. With Keep the shares are proportional to the nodes'
+// learners: a node's storage reads are as long as the others', and every
+// node's last round is short, rather than the last node's alone being short
+// or empty while the others read on.
 func Shares(n int, l Layout) ([]int, error) {
 	rounds, err := l.check(n)
 	if err != nil {
@@ -35,7 +35,7 @@ func Shares(n int, l Layout) ([]int, error) {
 
 func shares(n int, l Layout, rounds int) []int {
 	if l.Remainder == Keep {
-		return Proportional(n, l.NodeSizes)
+		return proportional(n, l.NodeSizes)
 	}
 	s := make([]int, len(l.NodeSizes)+1)
 	for k, size := range l.NodeSizes {
@@ -45,11 +45,23 @@ func shares(n int, l Layout, rounds int) []int {
 	return s
 }
 
-// Proportional cuts n positions into contiguous shares proportional to the
+// Cut returns where each node's share of n positions starts as the loader
+// gives the file out to be read and cached, len(NodeSizes)+1 values: the
+// Sequential Shares for an order cut per node (shuffle none or local),
+// shares proportional to the nodes' learners for a world-independent one
+// (chunk, global).
+func Cut(n int, l Layout, s sampler.Shuffle) ([]int, error) {
+	if s.WorldIndependent() {
+		return proportional(n, l.NodeSizes), nil
+	}
+	return Shares(n, l)
+}
+
+// proportional cuts n positions into contiguous shares proportional to the
 // nodes' learners: len(sizes)+1 values, node k's share being [s[k], s[k+1]).
 // A share is at most ceil(n x size / learners) positions, which a node's
 // learners take in as many rounds as the whole world needs.
-func Proportional(n int, sizes []int) []int {
+func proportional(n int, sizes []int) []int {
 	learners := int64(0)
 	for _, size := range sizes {
 		learners += int64(size)

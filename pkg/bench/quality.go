@@ -135,15 +135,11 @@ func ShuffleQuality(o QualityOptions, s sampler.Shuffle, locality bool) (Quality
 // Sequential shares, for Chunk and Global shares proportional to the
 // nodes' learners.
 func owners(o QualityOptions, s sampler.Shuffle, l assign.Layout) (assign.Owners, error) {
-	n := o.Records
-	cut := assign.Proportional(n, l.NodeSizes)
-	if !s.WorldIndependent() {
-		var err error
-		if cut, err = assign.Shares(n, l); err != nil {
-			return nil, err
-		}
+	cut, err := assign.Cut(o.Records, l, s)
+	if err != nil {
+		return nil, err
 	}
-	node := make([]int, n)
+	node := make([]int, o.Records)
 	k := 0
 	for p := range node {
 		for k+1 < len(cut)-1 && p >= cut[k+1] {

@@ -153,12 +153,9 @@ func (p *runPlan) readRoom(b int32) int64 {
 // shares), with Chunk and Global a share proportional to its learners. A
 // block belongs to the node whose share holds its first record.
 func (p *runPlan) own() error {
-	cut := assign.Proportional(p.n, p.layout.NodeSizes)
-	if !p.opt.Shuffle.WorldIndependent() {
-		var err error
-		if cut, err = assign.Shares(p.n, p.layout); err != nil {
-			return err
-		}
+	cut, err := assign.Cut(p.n, p.layout, p.opt.Shuffle)
+	if err != nil {
+		return err
 	}
 	node := 0
 	for q := range p.n {

@@ -5,10 +5,14 @@
 //
 //	go run ./bench/report -in results.jsonl -out DIR
 //	go run ./bench/report -in local.jsonl:local -in pfs.jsonl:pfsemu -out DIR
+//	go run ./bench/report -paired -in a.jsonl:A -in b.jsonl:B
 //
 // Flags: -machine TEXT describes the machine instead of the inputs'
 // "machine" lines; -study-ranks N fixes the rank count of the stacked study;
-// -no-plots writes results.md only. -in - reads standard input.
+// -no-plots writes results.md only. -in - reads standard input. -paired
+// prints one table instead of a report: the first input's results over the
+// second's, per consumer, paired by round number (series of one-round runs
+// taken in turns, numbered by pair).
 //
 // # Overview
 //

@@ -114,7 +114,7 @@ demo:
 # local pfs python hosts stagger pagerpc shuffle amp hdf5 model report; see
 # bench/README.md).
 bench: deps build
-	$(MPIENV) $(GO) test -tags "$$MPITAGS" -run '^$$' -bench . -benchtime 20x ./pkg/... ./mpi/...
+	$(MPIENV) $(GO) test -tags "$$MPITAGS" -run '^$$' -bench . -benchtime 20x ./pkg/... ./internal/... ./mpi/...
 
 bench-campaign: deps build
 	bench/run.sh $(BENCH_PARTS)
@@ -127,7 +127,7 @@ test-peers: build lib
 
 lint:
 	$(MPIENV) $(GO) vet -tags "$$MPITAGS" ./...
-	@out=$$(gofmt -l cmd pkg mpi bench scripts 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd pkg internal mpi bench scripts 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
 	rm -rf $(BIN) lib examples/.build

@@ -389,7 +389,7 @@ part_hdf5() {
 	# (filter.go uses the faster), on HDF5 chunks of pixels and of a walk.
 	local benchtime=2s
 	[ -z "$smoke" ] || benchtime=10x
-	go test -run '^$' -bench Inflate -benchtime "$benchtime" ./pkg/hdf5 >"$out/inflate.txt"
+	go test -run '^$' -bench Inflate -benchtime "$benchtime" ./internal/hdf5 >"$out/inflate.txt"
 	# HDF5 takes flock on open, which FUSE mounts refuse: users turn it off.
 	export HDF5_USE_FILE_LOCKING=FALSE
 	for f in "$contig" "$gzip"; do

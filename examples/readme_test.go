@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/gen"
+	"github.com/lmdbio/lmdbio/internal/gen"
 )
 
 // TestReadmeGoExample builds the README's Go example as it stands and runs

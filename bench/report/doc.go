@@ -48,7 +48,7 @@
 // functions from records to rows of numbers; rendering writes those rows as
 // Markdown (markdown.go, markdown_epochs.go, format.go) and as gonum/plot
 // figures in SVG and PNG (plots.go, plots_epochs.go, bars.go;
-// pkg/bench/figure writes them).
+// internal/kit/bench/figure writes them).
 //
 // Results and peers of runs of several epochs stay out of the one-epoch
 // tables: they have their own (shuffled epochs, per epoch), and a result's
@@ -64,7 +64,7 @@
 // Every figure is a median over the rounds found for one (storage,
 // consumer, cache, mode, ranks) cell, with the min–max spread beside it. A
 // figure above the storage's limit by more than the noise band (the larger
-// of both spreads and 10 %, pkg/bench/stats) is marked †. Ratios "paired"
+// of both spreads and 10 %, internal/kit/bench/stats) is marked †. Ratios "paired"
 // are the geometric mean, with its 95 % interval, of the ratios within each
 // round of each run, the limit's too: what drifts between rounds cancels.
 // Results of an accelerator workload (workload other than "none") only

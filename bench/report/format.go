@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 )
 
 // missing is shown where a cell was not measured.

@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/figure"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
 )
 
 // Exit statuses, as for every lmdbio command.

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 )
 
 // PairRow is the default mode against the lmdb mode at one rank count and

@@ -3,7 +3,7 @@ package main
 import (
 	"sort"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 )
 
 // PeerTable puts the peers measured on one storage with one consumer beside

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/figure"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"

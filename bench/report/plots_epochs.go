@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/figure"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )

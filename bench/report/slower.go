@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 )
 
 // ownPeer is lmdbio's Python binding run as a peer: lmdbio itself, not a

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/lmdbio/lmdbio/pkg/bench/stats"
+import "github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 
 // Summary describes the values measured for one cell over its rounds: the
 // median and the min–max spread, as lmdbio bench computes them. The zero

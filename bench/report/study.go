@@ -3,7 +3,7 @@ package main
 import (
 	"slices"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 )
 
 // StudyTable is LMDBIO's stacked-optimisation study for one group and cache

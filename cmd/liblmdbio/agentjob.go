@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/lmdbio/lmdbio/pkg/agent"
+	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/internal/loaderopts"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/loaderopts"
-	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -83,7 +83,7 @@ func (j *agentJob) finalise() error { return j.client.Close() }
 
 // explain says, of a node reader that went away, that it was the agent.
 func (j *agentJob) explain(err error) error {
-	if !errors.Is(err, ring.ErrPeerGone) {
+	if !errors.Is(err, handoff.ErrPeerGone) {
 		return err
 	}
 	t := j.client.Topology()

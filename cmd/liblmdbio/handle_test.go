@@ -15,10 +15,10 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/lmdbio/lmdbio/pkg/agent"
+	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/loaderopts"
+	"github.com/lmdbio/lmdbio/internal/startup"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/loaderopts"
-	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

@@ -16,7 +16,7 @@
 // joins the job: mpijob.go for an MPI rank (joining or initialising MPI),
 // agentjob.go for a learner that lmdbio run --agent started (through its
 // agent, without MPI). handle.go keeps the open loaders behind integer
-// handles, pkg/loaderopts reads the option string of lmdbio_open, and
+// handles, internal/loaderopts reads the option string of lmdbio_open, and
 // status.go turns errors, and panics, into the header's status codes.
 //
 // # Invariants

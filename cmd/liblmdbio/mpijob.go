@@ -9,9 +9,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/startup"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

@@ -7,9 +7,9 @@ import (
 	"os"
 	"sync"
 
-	"github.com/lmdbio/lmdbio/pkg/agent"
+	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/loaderopts"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/loaderopts"
 )
 
 // session is the process's lmdbio state between lmdbio_init and

@@ -12,9 +12,9 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/agent"
+	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/loaderopts"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/loaderopts"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/agent"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/spf13/cobra"
 )
 

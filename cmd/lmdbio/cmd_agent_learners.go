@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/agent"
+	"github.com/lmdbio/lmdbio/internal/agent"
 )
 
 // learnerPlace is where a node's learners stand in the job, and where

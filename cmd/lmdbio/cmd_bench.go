@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/bench"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

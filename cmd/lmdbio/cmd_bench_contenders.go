@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // contenders lists lmdbio's contenders: every mode of modes with every

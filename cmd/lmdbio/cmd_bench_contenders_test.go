@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 func TestBenchContenders(t *testing.T) {

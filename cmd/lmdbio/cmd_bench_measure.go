@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )

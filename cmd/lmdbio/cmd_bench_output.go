@@ -7,8 +7,8 @@ import (
 	"math"
 	"os"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"golang.org/x/term"
 )

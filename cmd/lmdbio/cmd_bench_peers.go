@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // benchPeerNames are the other loaders bench can run beside lmdbio's modes.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
 )
 
 // benchStepKind says what one step of a bench run measures.

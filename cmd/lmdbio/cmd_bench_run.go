@@ -7,12 +7,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/reader"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/bench"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/reader"
-	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

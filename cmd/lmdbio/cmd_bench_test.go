@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
 )
 
 func TestParseBenchModes(t *testing.T) {

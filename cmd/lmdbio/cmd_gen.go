@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/gen"
-	"github.com/lmdbio/lmdbio/pkg/units"
+	"github.com/lmdbio/lmdbio/internal/gen"
+	"github.com/lmdbio/lmdbio/internal/units"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/source"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/spf13/cobra"
 )
 

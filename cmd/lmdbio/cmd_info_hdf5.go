@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/hdf5"
+	"github.com/lmdbio/lmdbio/internal/hdf5"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // hdf5DatasetInfo is one line of lmdbio info --json for an HDF5 file: a

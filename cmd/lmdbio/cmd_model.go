@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/figure"
-	"github.com/lmdbio/lmdbio/pkg/model"
-	"github.com/lmdbio/lmdbio/pkg/units"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
+	"github.com/lmdbio/lmdbio/internal/kit/model"
+	"github.com/lmdbio/lmdbio/internal/units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -31,7 +31,7 @@ cache with its exchange (epoch 1 storage-bound, later epochs exchange-bound).
 Its parameters: storage servers, their bandwidth, per-request overhead and a
 contention curve, request latency, readahead and request sizes, per-node read
 rate, memory copy and consumer rates, cursor steps, start-up, the exchange's
-network bandwidth and latency. See the package documentation of pkg/model for
+network bandwidth and latency. See the package documentation of internal/kit/model for
 the equations.
 
   lmdbio model params            the Lustre-like parameter set, with sources

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/bench/figure"
-	"github.com/lmdbio/lmdbio/pkg/model"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
+	"github.com/lmdbio/lmdbio/internal/kit/model"
 	"github.com/spf13/cobra"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/model"
+	"github.com/lmdbio/lmdbio/internal/kit/model"
 )
 
 func TestParseCounts(t *testing.T) {

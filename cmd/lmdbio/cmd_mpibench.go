@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/meminfo"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/meminfo"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
 )

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/cobra"
 )

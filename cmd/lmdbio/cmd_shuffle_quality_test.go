@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
 )
 
 func TestShuffleQualityCommand(t *testing.T) {

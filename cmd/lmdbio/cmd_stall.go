@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/bench"
-	"github.com/lmdbio/lmdbio/pkg/bench/stats"
 	"github.com/spf13/cobra"
 )
 

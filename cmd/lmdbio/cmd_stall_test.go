@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/bench"
+	"github.com/lmdbio/lmdbio/internal/kit/bench"
 )
 
 func TestStallSchedule(t *testing.T) {

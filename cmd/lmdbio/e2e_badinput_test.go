@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 // LMDB layout facts the corruption cases need (liblmdb 0.9, 64-bit): the

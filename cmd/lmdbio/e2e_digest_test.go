@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 // TestE2EDigestContract: lmdbio digest prints the digest liblmdb's own

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 // digestLine is what lmdbio digest prints for one epoch.

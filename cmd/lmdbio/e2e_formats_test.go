@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 	"golang.org/x/sys/unix"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/hdf5/h5pytest"
+	"github.com/lmdbio/lmdbio/internal/hdf5/h5pytest"
 )
 
 // hdf5Files writes the HDF5 layouts the loader must read, with h5py, and

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/hdf5"
-	"github.com/lmdbio/lmdbio/pkg/hdf5/h5pytest"
-	"github.com/lmdbio/lmdbio/pkg/source/sourcetest"
+	"github.com/lmdbio/lmdbio/internal/hdf5"
+	"github.com/lmdbio/lmdbio/internal/hdf5/h5pytest"
+	"github.com/lmdbio/lmdbio/internal/source/sourcetest"
 )
 
 // TestE2EHDF5Gen: files lmdbio gen --format hdf5 writes read back in h5py

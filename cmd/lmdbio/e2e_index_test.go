@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 // checkDigest runs lmdbio digest args and compares its line with want.

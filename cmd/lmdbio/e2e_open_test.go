@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/shm/shmtest"
-	"github.com/lmdbio/lmdbio/pkg/startup"
+	"github.com/lmdbio/lmdbio/internal/shm/shmtest"
+	"github.com/lmdbio/lmdbio/internal/startup"
 	"golang.org/x/sys/unix"
 )
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/startup"
+	"github.com/lmdbio/lmdbio/internal/startup"
 )
 
 // TestE2EUsageErrors: mistakes on the command line end with status 2 and

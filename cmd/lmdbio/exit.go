@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/startup"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

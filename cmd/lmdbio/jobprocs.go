@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/shm"
+	"github.com/lmdbio/lmdbio/internal/shm"
 )
 
 // The processes of a job on this host are found by a variable lmdbio run

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/startup"
+	"github.com/lmdbio/lmdbio/internal/startup"
 )
 
 // What Open MPI 4's mpirun printed when one of 4 ranks of lmdbio digest

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/lmdbio/lmdbio/pkg/meminfo"
+	"github.com/lmdbio/lmdbio/internal/meminfo"
 	"golang.org/x/sys/unix"
 )
 

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/shm"
-	"github.com/lmdbio/lmdbio/pkg/startup"
+	"github.com/lmdbio/lmdbio/internal/shm"
+	"github.com/lmdbio/lmdbio/internal/startup"
 	"golang.org/x/term"
 )
 

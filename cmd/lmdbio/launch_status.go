@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/lmdbio/lmdbio/pkg/startup"
+	"github.com/lmdbio/lmdbio/internal/startup"
 )
 
 // rankDeath is what the launcher said about a rank that died by a signal.

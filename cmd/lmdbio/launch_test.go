@@ -8,7 +8,7 @@ import (
 
 	"github.com/lmdbio/lmdbio/pkg/topology"
 
-	"github.com/lmdbio/lmdbio/pkg/startup"
+	"github.com/lmdbio/lmdbio/internal/startup"
 )
 
 func fakeEnv(kv ...string) func(string) string {

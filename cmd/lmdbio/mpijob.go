@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/startup"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/startup"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/lmdbio/lmdbio/pkg/units"
+import "github.com/lmdbio/lmdbio/internal/units"
 
 // sizeFlag is a byte count given with an optional unit: 4096, 64KiB, 4MiB,
 // 1GB. Binary units (KiB) and decimal ones (KB) both work.

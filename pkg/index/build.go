@@ -6,7 +6,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
 )
 
 const (

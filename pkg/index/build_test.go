@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 func TestBuildMatchesLiblmdb(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 // mixedSpec has small and overflow values written over many transactions.

@@ -6,7 +6,7 @@ import (
 	"hash/crc32"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 )
 
 // sample is a small hand-built index.

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/regular"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/regular"
 )
 
 // SidecarName is the saved index inside an LMDB environment directory.

@@ -3,7 +3,7 @@ package index
 import (
 	"fmt"
 
-	"github.com/lmdbio/lmdbio/pkg/source"
+	"github.com/lmdbio/lmdbio/internal/source"
 )
 
 // Source returns the index as a source.Source of the data file at path.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/lmdbio/lmdbio/pkg/source"
+	"github.com/lmdbio/lmdbio/internal/source"
 )
 
 // What lies in front of a value in an LMDB data file (liblmdb 0.9, 64-bit

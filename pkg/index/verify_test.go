@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
-	"github.com/lmdbio/lmdbio/pkg/source"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/source"
 )
 
 // builtMixed builds the index of the mixed database (inline and overflow

@@ -11,16 +11,16 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/internal/hdf5"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/lmdbwalk"
+	"github.com/lmdbio/lmdbio/internal/reader"
+	"github.com/lmdbio/lmdbio/internal/shm"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/hdf5"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
-	"github.com/lmdbio/lmdbio/pkg/reader"
-	"github.com/lmdbio/lmdbio/pkg/ring"
-	"github.com/lmdbio/lmdbio/pkg/shm"
-	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -138,7 +138,7 @@ func IsBadInput(err error) bool {
 			return true
 		}
 	}
-	var pf *ring.PeerFailure
+	var pf *handoff.PeerFailure
 	if errors.As(err, &pf) && pf.BadInput { // the node reader's failure, as it classed it
 		return true
 	}

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/reader"
 )
 
 // fewKBDB has values of a few KB, inline and in overflow pages (about 2.6 MB),

@@ -3,8 +3,8 @@ package loader
 import (
 	"io"
 
+	"github.com/lmdbio/lmdbio/internal/lmdbwalk"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
 )
 
 // caffeReader is the baseline every other mode is measured against: what

@@ -4,10 +4,10 @@ import (
 	"encoding"
 	"fmt"
 
-	"github.com/lmdbio/lmdbio/pkg/hdf5"
+	"github.com/lmdbio/lmdbio/internal/hdf5"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/source"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

@@ -1,8 +1,8 @@
 package loader
 
 import (
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/reader"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 

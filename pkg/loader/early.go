@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/lmdbio/lmdbio/pkg/schedule"
+	"github.com/lmdbio/lmdbio/internal/schedule"
 )
 
 // earlyShare bounds the room a node keeps for records received early: at

@@ -3,8 +3,8 @@ package loader_test
 import (
 	"testing"
 
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 

@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/shm"
 )
 
 // done is a completion that has finished.

@@ -6,10 +6,10 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/lmdbio/lmdbio/pkg/lmdbwalk"
-	"github.com/lmdbio/lmdbio/pkg/planner"
-	"github.com/lmdbio/lmdbio/pkg/reader"
-	"github.com/lmdbio/lmdbio/pkg/ring"
+	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/internal/lmdbwalk"
+	"github.com/lmdbio/lmdbio/internal/planner"
+	"github.com/lmdbio/lmdbio/internal/reader"
 )
 
 // cursorFetcher is the node reader before PROV: it finds its records by
@@ -100,7 +100,7 @@ func (f *cursorFetcher) fetchCopy(ctx context.Context, w *window, recs [][]recor
 	}
 	for i, batch := range recs {
 		for _, r := range batch {
-			it := ring.Item{Record: int64(r.num)}
+			it := handoff.Item{Record: int64(r.num)}
 			it.Offset, it.Length = put(r.val)
 			it.KeyOffset, it.KeyLength = put(r.key)
 			w.items[i] = append(w.items[i], it)
@@ -151,7 +151,7 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 		for j, r := range batch {
 			p := place[first[i]+j]
 			copy(f.buf[keyAt:], r.key)
-			w.items[i] = append(w.items[i], ring.Item{Record: int64(r.num), Offset: p.offset, Length: p.length,
+			w.items[i] = append(w.items[i], handoff.Item{Record: int64(r.num), Offset: p.offset, Length: p.length,
 				KeyOffset: keyAt, KeyLength: int64(len(r.key))})
 			w.need(i, p.load)
 			keyAt += int64(len(r.key))

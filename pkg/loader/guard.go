@@ -1,8 +1,8 @@
 package loader
 
 import (
+	"github.com/lmdbio/lmdbio/internal/lmdbpin"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdbpin"
 )
 
 // guard checks that the dataset is still the snapshot the index describes,

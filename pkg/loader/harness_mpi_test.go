@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 )
 
 // Collective helpers for the TestMPI tests. A failed MPI call leaves the

@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/internal/reader"
+	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/reader"
-	"github.com/lmdbio/lmdbio/pkg/ring"
-	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -44,7 +44,7 @@ type leader struct {
 	arena          *arena
 	slot           int64 // arena bytes per window
 	cache          *nodeCache
-	server         *ring.Server
+	server         *handoff.Server
 	stag           *reader.Stagger
 	xchg           *exchanger
 	xchgComm       *mpi.Comm
@@ -234,7 +234,7 @@ func (ld *leader) openShared(t *topology.Topology) error {
 	// One socket per loader: a process may hold several (a training and a
 	// validation set).
 	job := fmt.Sprintf("%s.%d", shm.JobID(), loaders.Add(1))
-	ld.server, err = ring.Listen(ring.SocketName(job, t.Node, os.Getpid()), ld.learners)
+	ld.server, err = handoff.Listen(handoff.SocketName(job, t.Node, os.Getpid()), ld.learners)
 	return err
 }
 
@@ -428,8 +428,8 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window, turns, settl
 	for w := range pending {
 		if w.endOfEpoch {
 			for local := 0; local < ld.learners; local++ {
-				err := ld.server.Send(local, ring.EndOfEpoch{Epoch: uint32(w.epoch)})
-				if err != nil && !errors.Is(err, ring.ErrPeerClosed) {
+				err := ld.server.Send(local, handoff.EndOfEpoch{Epoch: uint32(w.epoch)})
+				if err != nil && !errors.Is(err, handoff.ErrPeerClosed) {
 					return err
 				}
 			}
@@ -448,7 +448,7 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window, turns, settl
 					return err
 				}
 			}
-			if err := ld.sendBatch(b.local, ring.Batch{ID: w.ids[i], Epoch: uint32(w.epoch), Items: w.items[i]}); err != nil {
+			if err := ld.sendBatch(b.local, handoff.Batch{ID: w.ids[i], Epoch: uint32(w.epoch), Items: w.items[i]}); err != nil {
 				return err
 			}
 		}
@@ -458,13 +458,13 @@ func (ld *leader) send(ctx context.Context, pending <-chan *window, turns, settl
 
 // sendBatch hands a batch to its learner, or straight back to the arena
 // when the learner has closed.
-func (ld *leader) sendBatch(local int, m ring.Batch) error {
+func (ld *leader) sendBatch(local int, m handoff.Batch) error {
 	if !ld.holds.give(local, m.ID) {
 		ld.release(m.ID)
 		return nil
 	}
 	err := ld.server.Send(local, m)
-	if errors.Is(err, ring.ErrPeerClosed) {
+	if errors.Is(err, handoff.ErrPeerClosed) {
 		if give, _ := ld.holds.take(local, m.ID); give { // unless the Bye already returned it
 			ld.release(m.ID)
 		}

@@ -8,11 +8,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/internal/reader"
+	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/reader"
-	"github.com/lmdbio/lmdbio/pkg/ring"
-	"github.com/lmdbio/lmdbio/pkg/shm"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -39,7 +39,7 @@ type Loader struct {
 
 	// learner side, LMM modes
 	segs   []segment // by segment number: the arena, the cache, the data file
-	client *ring.Client
+	client *handoff.Client
 	held   uint64 // batch to release on the next call; 0 for none
 	batch  Batch  // reused between calls
 	lead   *leader
@@ -213,7 +213,7 @@ func (l *Loader) attach(socket string, local int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), acceptTimeout)
 	defer cancel()
 	var err error
-	if l.client, err = ring.Dial(ctx, socket, local); err != nil {
+	if l.client, err = handoff.Dial(ctx, socket, local); err != nil {
 		return err
 	}
 	w, files, err := l.client.Welcome(ctx)
@@ -259,7 +259,7 @@ func (ld *leader) welcome(timeout time.Duration) error {
 		return err
 	}
 	for local := range ld.learners {
-		if err := ld.server.Welcome(local, ring.Welcome{Config: cfg}, ld.files()); err != nil {
+		if err := ld.server.Welcome(local, handoff.Welcome{Config: cfg}, ld.files()); err != nil {
 			return err
 		}
 	}
@@ -320,7 +320,7 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 		return Batch{}, err
 	}
 	switch m := m.(type) {
-	case ring.Batch:
+	case handoff.Batch:
 		l.done++
 		b, err := l.views(m)
 		if err != nil {
@@ -330,7 +330,7 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 			_ = l.client.Fail(err.Error())
 		}
 		return b, err
-	case ring.EndOfEpoch:
+	case handoff.EndOfEpoch:
 		l.epoch++
 		l.done = 0
 		return Batch{}, io.EOF
@@ -340,7 +340,7 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 }
 
 // views turns a batch descriptor into views of the shared memory.
-func (l *Loader) views(m ring.Batch) (Batch, error) {
+func (l *Loader) views(m handoff.Batch) (Batch, error) {
 	arena := l.segs[segArena].Bytes()
 	b := &l.batch
 	b.Epoch = int(m.Epoch)

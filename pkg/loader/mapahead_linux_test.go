@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/lmdbio/lmdbio/pkg/shm"
+	"github.com/lmdbio/lmdbio/internal/shm"
 	"golang.org/x/sys/unix"
 )
 

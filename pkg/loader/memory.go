@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/lmdbio/lmdbio/pkg/meminfo"
+	"github.com/lmdbio/lmdbio/internal/meminfo"
+	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/shm"
 )
 
 // sizeArena sets the bytes per window: the Window option, or more when a

@@ -1,8 +1,8 @@
 package loader
 
 import (
-	"github.com/lmdbio/lmdbio/pkg/schedule"
-	"github.com/lmdbio/lmdbio/pkg/shm"
+	"github.com/lmdbio/lmdbio/internal/schedule"
+	"github.com/lmdbio/lmdbio/internal/shm"
 )
 
 // Segments the learners map, as Items name them.

@@ -6,11 +6,11 @@ import (
 	"math"
 	"slices"
 
+	"github.com/lmdbio/lmdbio/internal/planner"
+	"github.com/lmdbio/lmdbio/internal/schedule"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/planner"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/schedule"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // runPlan is what a node reader knows of the whole run: where every

@@ -7,12 +7,12 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/internal/planner"
+	"github.com/lmdbio/lmdbio/internal/schedule"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/planner"
-	"github.com/lmdbio/lmdbio/pkg/ring"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
-	"github.com/lmdbio/lmdbio/pkg/schedule"
-	"github.com/lmdbio/lmdbio/pkg/source"
 )
 
 // where says where one block's decoded bytes are in shared memory, and what
@@ -153,7 +153,7 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	for i, ref := range refs {
 		for _, pos := range ref.pos {
 			rec := int(p.posRecord[pos])
-			it := ring.Item{Record: int64(rec), Length: s.PosBytes[pos]}
+			it := handoff.Item{Record: int64(rec), Length: s.PosBytes[pos]}
 			b := s.PosBlock[pos]
 			if src := s.Owner(pos); s.Local || src == ld.node {
 				l := loc[b]

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 

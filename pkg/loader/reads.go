@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lmdbio/lmdbio/pkg/planner"
-	"github.com/lmdbio/lmdbio/pkg/reader"
-	"github.com/lmdbio/lmdbio/pkg/source"
+	"github.com/lmdbio/lmdbio/internal/planner"
+	"github.com/lmdbio/lmdbio/internal/reader"
+	"github.com/lmdbio/lmdbio/internal/source"
 )
 
 // completion is something a batch waits for before it may go to its

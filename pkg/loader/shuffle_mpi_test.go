@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/lmdbfmt/lmdbtest"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
 	"github.com/lmdbio/lmdbio/pkg/topology"

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/pkg/regular"
+	"github.com/lmdbio/lmdbio/internal/regular"
 )
 
 // StateVersion is the format version of State documents this build writes

@@ -1,7 +1,7 @@
 package loader
 
 import (
-	"github.com/lmdbio/lmdbio/pkg/ring"
+	"github.com/lmdbio/lmdbio/internal/handoff"
 )
 
 // batchRef is one learner's batch inside a window.
@@ -19,7 +19,7 @@ type window struct {
 	epoch, no  int // no counts windows across epochs (the stagger token's number)
 	batches    []batchRef
 	ids        []uint64 // batch ids, as in the descriptors
-	items      [][]ring.Item
+	items      [][]handoff.Item
 	needs      [][]completion // per batch, the reads, decodes and exchanges it waits for
 	loads      []*load        // the window's reads from storage
 	xchg       *exchangeOp    // the window's exchange, nil for none
@@ -48,7 +48,7 @@ func newWindow(epoch, no int, batches []batchRef, nextID *uint64) *window {
 		*nextID++
 		w.ids[j] = *nextID
 	}
-	w.items, w.needs = make([][]ring.Item, len(batches)), make([][]completion, len(batches))
+	w.items, w.needs = make([][]handoff.Item, len(batches)), make([][]completion, len(batches))
 	*nextID++
 	w.hold = *nextID
 	return w

@@ -1,7 +1,7 @@
 package emu
 
 import (
-	"github.com/lmdbio/lmdbio/pkg/units"
+	"github.com/lmdbio/lmdbio/internal/units"
 
 	"errors"
 	"fmt"

@@ -40,6 +40,7 @@ deps:
 
 build:
 	$(MPIENV) $(H5ENV) $(GO) build -tags "$$MPITAGS" -ldflags '$(LDFLAGS)' -o $(BIN)/lmdbio ./cmd/lmdbio
+	$(MPIENV) $(H5ENV) $(GO) build -tags "$$MPITAGS" -o $(BIN)/lmdbio-bench ./cmd/lmdbio-bench
 	$(GO) build -o $(BIN)/pfsemu ./bench/pfsemu
 
 # lib: the C library, lib/liblmdbio.so, for include/lmdbio.h, with
@@ -61,6 +62,7 @@ install: build lib
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(BIN)/lmdbio $(DESTDIR)$(PREFIX)/bin/lmdbio
+	install -m 755 $(BIN)/lmdbio-bench $(DESTDIR)$(PREFIX)/bin/lmdbio-bench
 	install -m 755 lib/liblmdbio.so $(DESTDIR)$(PREFIX)/lib/liblmdbio.so
 	install -m 644 include/lmdbio.h $(DESTDIR)$(PREFIX)/include/lmdbio.h
 	install -m 644 lib/pkgconfig/lmdbio.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/lmdbio.pc

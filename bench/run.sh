@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh: the benchmark campaign behind bench/results/. Every part writes
-# `lmdbio bench --json` lines (or model lines) into the output directory;
+# `lmdbio-bench bench --json` lines (or model lines) into the output directory;
 # the report part turns whatever is there into results.md and plots.
 #
 #   bench/run.sh [-o DIR] [PART...]        default: all
@@ -37,7 +37,7 @@
 #            the contiguous file against an LMDB of the same records'
 #            count and size, 40 cold pairs in alternating order; the
 #            deflate decoders' speed                                 ~12 min
-#   model    lmdbio model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
+#   model    lmdbio-bench model fit on the hosts runs (1, 2, 4 hosts; 8 held out)
 #            and model predict --nodes 1..256 --ranks-per-node 36    ~1 min
 #   report   results.md and the plots from every part's lines
 #   all      every part above, in that order (about 70 minutes; the datasets
@@ -97,6 +97,7 @@ scripts/deps.sh --peers
 make build lib >/dev/null
 mkdir -p "$out" "$dir"
 lmdbio=bin/lmdbio
+kit=bin/lmdbio-bench
 
 # single_copy prints how Open MPI's shared-memory transport should move
 # large messages: with one copy (cma, cross-memory attach) where the kernel
@@ -150,14 +151,14 @@ machine() {
 		"$(date -u +%Y-%m-%dT%H:%MZ)" "$(readahead_kb "$data")"
 }
 
-# bench NRANKS ARGS... runs lmdbio bench as an MPI job on this host.
+# bench NRANKS ARGS... runs lmdbio-bench bench as an MPI job on this host.
 bench() {
 	local n=$1
 	shift
-	"$lmdbio" run -n "$n" -- "$lmdbio" bench --json --rounds "$rounds" "$@"
+	"$lmdbio" run -n "$n" -- "$kit" bench --json --rounds "$rounds" "$@"
 }
 
-# on_hosts HOSTS ARGS... runs lmdbio bench on HOSTS emulated hosts of
+# on_hosts HOSTS ARGS... runs lmdbio-bench bench on HOSTS emulated hosts of
 # $slots learners, each host its own pfsemu client of $dir at $pfs_mnt; the
 # emulators' counters go to $out/pfs-stats-$tag-HOSTS.
 on_hosts() {
@@ -165,7 +166,7 @@ on_hosts() {
 	shift 2
 	scripts/multihost.sh --hosts "$h" --slots "$slots" ${BENCH_SHM_HUGE:+--shm-huge} --pfs "$dir" --pfs-mount "$pfs_mnt" \
 		--pfs-stats "$out/pfs-stats-$tag-$h" --pfs-opts "$pfs_opts" -- \
-		"$lmdbio" bench --json --rounds "$rounds" "$@"
+		"$kit" bench --json --rounds "$rounds" "$@"
 }
 
 # timed NAME CMD... runs a part and says how long it took.
@@ -194,14 +195,14 @@ part_local() {
 	# rounds, and the ratio paired by round with its 95% interval decides.
 	{
 		machine local-pairs
-		"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
+		"$lmdbio" run -n 8 -- "$kit" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
 			--page-cache cold --consumer touch --limit-probes buffered:8x2:4MiB,buffered:4x2:4MiB,direct:1x1:16MiB "$data"
 	} >"$out/local-pairs.jsonl"
 	# Warm, the same: the page cache serves a round in about 0.15 s, so a
 	# few milliseconds of start-up move one round's ratio by several percent.
 	{
 		machine local-pairs
-		"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
+		"$lmdbio" run -n 8 -- "$kit" bench --json --rounds "$pair_rounds" --modes lmdb,default --ranks 4,8 \
 			--page-cache warm --consumer touch --limit-probes buffered:8x2:4MiB,buffered:4x2:4MiB "$data"
 	} >"$out/local-pairs-warm.jsonl"
 	# Emulated accelerators sleep through their compute, so 24 of them fit
@@ -209,11 +210,11 @@ part_local() {
 	# from the page cache: the dataset is smaller than this machine's memory).
 	local ranks=8,10,12,14,16,20,24 n=24
 	[ -z "$smoke" ] || ranks=2,4 n=4
-	"$lmdbio" run -n "$n" -- "$lmdbio" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
+	"$lmdbio" run -n "$n" -- "$kit" bench --json --rounds 1 --workload resnet50 --modes lmdb,default \
 		--consumer touch --page-cache cold --ranks "$ranks" "$data" >"$out/resnet50.jsonl"
 }
 
-# on_pfsemu LABEL NRANKS ARGS... runs lmdbio bench on NRANKS ranks of this
+# on_pfsemu LABEL NRANKS ARGS... runs lmdbio-bench bench on NRANKS ranks of this
 # host through one pfsemu client of $dir, every open uncached
 # (--direct-io): explicit reads reach the emulator at up to 1 MiB, mmap page
 # faults through a 128 KiB readahead, as on a Lustre or GPFS client. The
@@ -336,7 +337,7 @@ part_shuffle() {
 	done
 	local rec_bytes
 	rec_bytes=$(($(stat -c %s "$data/data.mdb") / records))
-	"$lmdbio" shuffle-quality --json --records "$records" --record-bytes "$rec_bytes" --nodes 4 --ranks-per-node 2 \
+	"$kit" shuffle-quality --json --records "$records" --record-bytes "$rec_bytes" --nodes 4 --ranks-per-node 2 \
 		--epochs 3 >"$out/shuffle-quality.jsonl"
 }
 
@@ -423,7 +424,7 @@ hdf5_pairs() {
 		for f in "${pair[@]}"; do
 			kind=contiguous
 			[ "$f" != "$1" ] || kind=lmdb
-			"$lmdbio" run -n 8 -- "$lmdbio" bench --json --rounds 1 --modes default --page-cache cold \
+			"$lmdbio" run -n 8 -- "$kit" bench --json --rounds 1 --modes default --page-cache cold \
 				--consumer touch,sha256 --limit-probes none "$f" |
 				grep -E '^\{"type":"(result|epoch)"' | sed "s/\"round\":1,/\"round\":$i,/" >>"$out/hdf5-pairs-$kind.jsonl"
 		done
@@ -457,16 +458,16 @@ part_model() {
 		--set readahead=1MiB --set max_request=1MiB --set node_read=1e9
 		--set cores="$(nproc)" --set shared_cores="$(nproc)")
 	local free=contention,mem_copy,cursor_step_s,touch_rate,startup_s,process_cpu_s
-	"$lmdbio" model fit --json "${emu[@]}" --free "$free" \
+	"$kit" model fit --json "${emu[@]}" --free "$free" \
 		--hold-out 'nodes>=8' --out "$out/model-fit" "${fits[@]}" >"$out/model-fit.jsonl"
 	# Two more validations: the other end of the hosts (fit on 2, 4 and 8),
 	# and a stacked mode the fit never saw.
-	"$lmdbio" model fit --json "${emu[@]}" --free "$free" --hold-out 'nodes<=1' "${fits[@]}" >"$out/model-fit-1host.jsonl"
-	"$lmdbio" model fit --json "${emu[@]}" --free "$free" --hold-out 'contender=lmm+dio+prov+coal' "${fits[@]}" \
+	"$kit" model fit --json "${emu[@]}" --free "$free" --hold-out 'nodes<=1' "${fits[@]}" >"$out/model-fit-1host.jsonl"
+	"$kit" model fit --json "${emu[@]}" --free "$free" --hold-out 'contender=lmm+dio+prov+coal' "${fits[@]}" \
 		>"$out/model-fit-contender.jsonl"
 	# lmdbio's node readers read a network file system with O_DIRECT.
-	"$lmdbio" model predict --json --direct --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
-	"$lmdbio" model predict --direct --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \
+	"$kit" model predict --json --direct --nodes 1..256 --ranks-per-node 36 --out "$out/model-lustre" >"$out/model-predict.jsonl"
+	"$kit" model predict --direct --params "$out/model-fit/params.json" --nodes 1..16 --ranks-per-node "$slots" \
 		--out "$out/model-emulator" >/dev/null
 }
 

@@ -56,8 +56,8 @@ for mode in lmdb default; do
 	rate[$mode]=$(echo "$out" | sed -E 's/.*"mb_per_s":([0-9.]+).*/\1/')
 done
 
-step "lmdbio run -n $ranks -- lmdbio mpibench"
-"$lmdbio" run -n "$ranks" -- "$lmdbio" mpibench --size 16MiB --iters 5
+step "lmdbio run -n $ranks -- lmdbio-bench mpibench"
+"$lmdbio" run -n "$ranks" -- bin/lmdbio-bench mpibench --size 16MiB --iters 5
 
 step "result"
 printf '%-10s %12s  %s\n' mode "MB/s" digest

@@ -8,9 +8,9 @@
 # Usage: scripts/multihost-tests.sh [-h]
 #
 # Needs root, util-linux's unshare, Open MPI with mpicc (scripts/deps.sh) and
-# a built bin/lmdbio and bin/pfsemu (`make build`); skipped, with the reason,
-# where this machine does not allow new namespaces. LMDBIO and PFSEMU override
-# the binaries under test.
+# a built bin/lmdbio, bin/lmdbio-bench and bin/pfsemu (`make build`); skipped,
+# with the reason, where this machine does not allow new namespaces. LMDBIO,
+# LMDBIO_BENCH and PFSEMU override the binaries under test.
 set -euo pipefail
 
 case "${1:-}" in
@@ -22,6 +22,7 @@ esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 lmdbio=${LMDBIO:-$root/bin/lmdbio}
+kit=${LMDBIO_BENCH:-$root/bin/lmdbio-bench}
 export PFSEMU=${PFSEMU:-$root/bin/pfsemu}
 multihost=$here/multihost.sh
 limit=60 # seconds per job: a hang is a failure, not a stuck CI run
@@ -31,7 +32,7 @@ skip() { echo "multihost-tests: skipped: $*"; exit 0; }
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 unshare --uts --mount --propagation private --ipc --pid --fork --mount-proc true 2>/dev/null ||
 	skip "this machine does not allow new UTS, mount, IPC and PID namespaces"
-for f in "$lmdbio" "$PFSEMU"; do
+for f in "$lmdbio" "$kit" "$PFSEMU"; do
 	[ -x "$f" ] || { echo "multihost-tests: no $f (make build)" >&2; exit 1; }
 done
 
@@ -156,7 +157,7 @@ fi
 # reading its share: the limit line counts 2 hosts and the whole file.
 check=limit-hosts
 size=$(stat -c %s "$work/data/ds/data.mdb")
-if mh --hosts 2 --slots 1 -- "$lmdbio" bench --json --rounds 1 --modes default --page-cache warm --consumer touch \
+if mh --hosts 2 --slots 1 -- "$kit" bench --json --rounds 1 --modes default --page-cache warm --consumer touch \
 	--limit-probes buffered:1x1:64KiB "$work/data/ds" &&
 	grep '"type":"limit"' "$work/out" | grep -q "\"hosts\":2,\"bytes\":$size,"; then
 	pass "$check: one probe read $size bytes through 2 hosts"

@@ -249,7 +249,7 @@ func TestMakeInstall(t *testing.T) {
 	if out, stderr, code := run(t, []string{"GO=" + goTool()}, "make", "install", "PREFIX="+prefix); code != 0 {
 		t.Fatalf("make install: exit %d\n%s%s", code, out, stderr)
 	}
-	for _, f := range []string{"bin/lmdbio", "share/bash-completion/completions/lmdbio", "share/zsh/site-functions/_lmdbio",
+	for _, f := range []string{"bin/lmdbio", "bin/lmdbio-bench", "share/bash-completion/completions/lmdbio", "share/zsh/site-functions/_lmdbio",
 		"share/fish/vendor_completions.d/lmdbio.fish"} {
 		if st, err := os.Stat(filepath.Join(prefix, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not installed: %v", f, err)

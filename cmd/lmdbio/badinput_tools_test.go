@@ -1,6 +1,6 @@
 package main
 
-// Bad input to the tools around the loader (gen, model, stall, mpibench,
+// Bad input to the tools around the loader (gen,
 // info): one line, exit 2, no crash, no output, and nothing left behind.
 
 import (
@@ -179,67 +179,6 @@ func TestBadInputToolsGenOutputs(t *testing.T) {
 	checkAbsent(t, k2)
 	if r := lmdbio(t, nil, "gen", "--records", "10", "--size", "1KiB", "--out", k, k+"/"); r.code != 0 {
 		t.Errorf("the same output twice:\n%s", r)
-	}
-}
-
-// TestBadInputToolsModel: model refuses a directory as runs, an --out it
-// cannot write to and NaN in a float flag, before printing anything.
-func TestBadInputToolsModel(t *testing.T) {
-	dir := t.TempDir()
-	r := lmdbio(t, nil, "model", "synth", "--nodes", "1,2", "--ranks-per-node", "1,2", "--contenders", "default,caffe")
-	if r.code != 0 {
-		t.Fatalf("synth:\n%s", r)
-	}
-	runs := writeFile(t, "runs.jsonl", []byte(r.stdout))
-	underFile := filepath.Join(runs, "plots")
-
-	checkBadInputQuickly(t, lmdbio(t, nil, "model", "fit", dir), "lmdbio model fit: "+dir+": is a directory")
-	for _, args := range [][]string{
-		{"model", "fit", "--restarts", "0", "--out", underFile, runs},
-		{"model", "predict", "--nodes", "1,2", "--out", underFile},
-	} {
-		checkBadInputQuickly(t, lmdbio(t, nil, args...), "lmdbio "+strings.Join(args[:2], " ")+": --out "+underFile+": ")
-	}
-	checkAbsent(t, underFile)
-	for _, args := range [][]string{
-		{"model", "predict", "--nodes", "1,2", "--walk-fraction", "NaN"},
-		{"model", "predict", "--nodes", "1,2", "--walk-fraction", "NaN", "--json"},
-		{"model", "synth", "--nodes", "1", "--walk-fraction", "nan"},
-		{"model", "synth", "--nodes", "1", "--noise", "NaN"},
-		{"model", "fit", "--walk-fraction", "NaN", runs},
-	} {
-		checkBadInputQuickly(t, lmdbio(t, nil, args...), "lmdbio "+strings.Join(args[:2], " ")+": --")
-	}
-}
-
-// TestBadInputToolsStall: stall refuses NaN and a negative compute time
-// before it starts the job.
-func TestBadInputToolsStall(t *testing.T) {
-	db, _ := genDB(t, "--records", "50", "--size", "1KiB")
-	for _, c := range []struct {
-		args   []string
-		prefix string
-	}{
-		{[]string{"--compute", "1ms", "--threshold", "NaN"}, "lmdbio stall: --threshold NaN: "},
-		{[]string{"--threshold", "NaN"}, "lmdbio stall: --threshold NaN: "},
-		{[]string{"--compute", "-1s"}, "lmdbio stall: --compute -1s: "},
-	} {
-		r := lmdbio(t, nil, append(append([]string{"stall", "--limit-probes", "none"}, c.args...), db)...)
-		checkBadInputQuickly(t, r, c.prefix)
-	}
-}
-
-// TestBadInputToolsMPIBench: a --size the ranks on a machine cannot hold
-// is refused in one line, not by Go's out-of-memory trace.
-func TestBadInputToolsMPIBench(t *testing.T) {
-	checkBadInputQuickly(t, lmdbio(t, nil, "mpibench", "--size", "100TiB"), "lmdbio mpibench: --size ")
-	if mpirunPath != "" {
-		// Two virtual nodes on this machine share its memory.
-		r := mpirun(t, 2, []string{"LMDBIO_RANKS_PER_NODE=1"}, "mpibench", "--size", "100TiB")
-		checkMPIError(t, r, "lmdbio mpibench: --size 100.0 TiB: at most ")
-		if !strings.Contains(r.stderr, "with 2 rank(s)") {
-			t.Errorf("the bound should count both ranks on this machine:\n%s", r)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/loader"
@@ -46,10 +47,10 @@ on every such call across the nodes, and each is its node's reader. See
 lmdbio run --help.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if perNode < 1 || perNode > maxLearners {
-				return usagef("--learners-per-node %d: want 1 to %d", perNode, maxLearners)
+				return cli.Usagef("--learners-per-node %d: want 1 to %d", perNode, maxLearners)
 			}
 			if len(args) == 0 {
-				return usagef("needs a CMD to start")
+				return cli.Usagef("needs a CMD to start")
 			}
 			return runAgent(perNode, args)
 		},
@@ -61,7 +62,7 @@ lmdbio run --help.`,
 
 // agentRun is one node's agent at work.
 type agentRun struct {
-	job      *mpiJob
+	job      *cli.Job
 	perNode  int
 	learners *learners
 	listener *agent.Listener
@@ -73,24 +74,24 @@ type agentRun struct {
 func runAgent(perNode int, argv []string) error {
 	// An agent started from a learner's environment is not that learner.
 	os.Unsetenv(agent.AgentSocketEnv)
-	job, err := startJob()
+	job, err := cli.StartJob()
 	if err != nil {
 		return err
 	}
 	a := &agentRun{job: job, perNode: perNode, ended: make(chan struct{})}
-	return job.finish(a.run(argv))
+	return job.Finish(a.run(argv))
 }
 
 // run starts the learners and runs their calls until every learner of the
 // job has exited.
 func (a *agentRun) run(argv []string) error {
-	t := a.job.topo
+	t := a.job.Topo
 	var err error
 	if t.LocalSize != 1 {
-		err = inputError(fmt.Errorf("lmdbio run --agent: %d agents on node %d (%s): an agent must be alone on its node (srun --ntasks-per-node=1, as lmdbio run --agent asks)",
+		err = cli.InputError(fmt.Errorf("lmdbio run --agent: %d agents on node %d (%s): an agent must be alone on its node (srun --ntasks-per-node=1, as lmdbio run --agent asks)",
 			t.LocalSize, t.Node, t.Host))
 	}
-	if err = a.job.agree(err); err != nil {
+	if err = a.job.Agree(err); err != nil {
 		return err
 	}
 	place := learnerPlace{node: t.Node, nodes: t.Nodes, perNode: a.perNode, host: t.Host}
@@ -98,7 +99,7 @@ func (a *agentRun) run(argv []string) error {
 		return err
 	}
 	ln, err := agent.Listen(agent.SocketName(shm.JobID(), t.Node, os.Getpid()), t.Node, t.Nodes, a.perNode)
-	if err = a.job.agree(err); err != nil {
+	if err = a.job.Agree(err); err != nil {
 		return err
 	}
 	defer ln.Close()
@@ -107,7 +108,7 @@ func (a *agentRun) run(argv []string) error {
 		Exchange: func(mine []byte) ([][]byte, error) { return exchangeAll(t.World, mine) },
 		Serve:    a.serve, AttachTimeout: attachTimeout, SessionFailed: a.sessionFailed}, ln)
 	a.learners, err = startLearners(argv, place)
-	if err = a.job.agree(err); err != nil {
+	if err = a.job.Agree(err); err != nil {
 		if a.learners != nil {
 			a.learners.stop(syscall.SIGTERM, stopGrace)
 		}
@@ -117,7 +118,7 @@ func (a *agentRun) run(argv []string) error {
 	go a.watch(exited)
 	go a.signals()
 	if err := a.node.Run(); err != nil {
-		a.fail(exitFailure, fmt.Errorf("lmdbio run --agent: %w", err))
+		a.fail(cli.ExitFailure, fmt.Errorf("lmdbio run --agent: %w", err))
 	}
 	<-exited
 	// The other agents' learners may still run (done with lmdbio, saving
@@ -129,7 +130,7 @@ func (a *agentRun) run(argv []string) error {
 // serve opens path for the learners of every node: this agent is its
 // node's reader. Collective over the agents.
 func (a *agentRun) serve(path string, opt loader.Options, learners int) (agent.Session, error) {
-	opt.Topology = a.job.topo
+	opt.Topology = a.job.Topo
 	r, err := loader.Serve(path, opt, learners)
 	if err != nil {
 		return nil, err // not a nil *loader.Reader in an interface
@@ -140,8 +141,8 @@ func (a *agentRun) serve(path string, opt loader.Options, learners int) (agent.S
 // rendezvous is where torch.distributed's processes meet: MASTER_ADDR and
 // MASTER_PORT if the job has them, else the host of node 0 and a port free
 // there. Collective.
-func rendezvous(job *mpiJob) (string, int, error) {
-	t := job.topo
+func rendezvous(job *cli.Job) (string, int, error) {
+	t := job.Topo
 	hosts, err := t.World.AllgatherBytes([]byte(t.Host))
 	if err != nil {
 		return "", 0, err
@@ -189,10 +190,10 @@ func (a *agentRun) watch(exited chan<- struct{}) {
 			}
 			go func() { // its last notices may take a moment to be read
 				if open := a.listener.OpenLoaders(e.local, leftGrace); len(open) > 0 {
-					verdicts <- verdict{e.local, exitFailure, "exited with its loader of " + open[0] + " open, in the middle of the run (without lmdbio_close)"}
+					verdicts <- verdict{e.local, cli.ExitFailure, "exited with its loader of " + open[0] + " open, in the middle of the run (without lmdbio_close)"}
 					return
 				}
-				verdicts <- verdict{e.local, exitOK, ""}
+				verdicts <- verdict{e.local, cli.ExitOK, ""}
 			}()
 		case v := <-verdicts:
 			judged++
@@ -214,9 +215,9 @@ func (a *agentRun) sessionFailed(path string, err error) {
 		return
 	case <-time.After(sessionGrace):
 	}
-	code := exitFailure
+	code := cli.ExitFailure
 	if loader.IsBadInput(err) {
-		code = exitUsage
+		code = cli.ExitUsage
 	}
 	a.fail(code, fmt.Errorf("lmdbio run --agent: %s: %w", path, err))
 }
@@ -234,8 +235,8 @@ func (a *agentRun) signals() {
 		}
 		a.end(func() {
 			a.learners.stop(sig, stopGrace)
-			a.job.cleanup()
-			os.Exit(exitFailure) // the launcher that sent it says why
+			a.job.Cleanup()
+			os.Exit(cli.ExitFailure) // the launcher that sent it says why
 		})
 	}
 }
@@ -244,12 +245,12 @@ func (a *agentRun) signals() {
 // makes MPI end every other agent (which stop theirs). It does not return.
 func (a *agentRun) fail(code int, err error) {
 	a.end(func() {
-		report("", err)
+		cli.Report("", err)
 		a.learners.stop(syscall.SIGTERM, stopGrace)
-		if a.job.topo.Size > 1 {
+		if a.job.Topo.Size > 1 {
 			mpi.Abort(code)
 		}
-		a.job.cleanup()
+		a.job.Cleanup()
 		os.Exit(code)
 	})
 }

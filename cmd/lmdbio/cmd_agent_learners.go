@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/agent"
+	"github.com/lmdbio/lmdbio/internal/cli"
 )
 
 // learnerPlace is where a node's learners stand in the job, and where
@@ -29,7 +30,7 @@ type learnerPlace struct {
 func learnerEnv(base []string, p learnerPlace, local int) []string {
 	rank := p.node*p.perNode + local
 	world := p.nodes * p.perNode
-	env := peerEnv(base)
+	env := cli.WithoutRankEnv(base)
 	set := func(name string, v any) { env = append(env, fmt.Sprintf("%s=%v", name, v)) }
 	set("RANK", rank)
 	set("LOCAL_RANK", local)
@@ -80,7 +81,7 @@ func startLearners(argv []string, p learnerPlace) (*learners, error) {
 			ls.stop(syscall.SIGKILL, 0)
 			ls.gone.Wait()
 			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-				return nil, inputError(fmt.Errorf("lmdbio run --agent: cannot start the learners: %w", err))
+				return nil, cli.InputError(fmt.Errorf("lmdbio run --agent: cannot start the learners: %w", err))
 			}
 			return nil, fmt.Errorf("lmdbio run --agent: cannot start the learners: %w", err)
 		}
@@ -139,11 +140,11 @@ func (e learnerExit) failure() (ok bool, code int, how string) {
 	ws, _ := e.state.Sys().(syscall.WaitStatus)
 	switch {
 	case ws.Signaled():
-		return false, exitFailure, fmt.Sprintf("was killed by signal %d (%s)", int(ws.Signal()), signalName(ws.Signal()))
+		return false, cli.ExitFailure, fmt.Sprintf("was killed by signal %d (%s)", int(ws.Signal()), signalName(ws.Signal()))
 	case ws.ExitStatus() == 0 && e.waitOK:
-		return true, exitOK, ""
-	case ws.ExitStatus() == exitUsage:
-		return false, exitUsage, "exited with status 2"
+		return true, cli.ExitOK, ""
+	case ws.ExitStatus() == cli.ExitUsage:
+		return false, cli.ExitUsage, "exited with status 2"
 	}
-	return false, exitFailure, "exited with status " + strconv.Itoa(ws.ExitStatus())
+	return false, cli.ExitFailure, "exited with status " + strconv.Itoa(ws.ExitStatus())
 }

@@ -13,13 +13,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/cobra"
 )
 
 type digestOptions struct {
-	loader    loaderFlags
+	loader    cli.LoaderFlags
 	json      bool
 	verbose   bool
 	stopAfter int
@@ -61,7 +62,7 @@ the run stopped; --resume FILE continues it, also with another number of ranks
 			return runDigest(args[0], opt, cmd.Flags().Changed("epochs"))
 		},
 	}
-	opt.loader.register(cmd.Flags(), "") // always keep: every record once
+	opt.loader.Register(cmd.Flags(), "") // always keep: every record once
 	f := cmd.Flags()
 	f.BoolVar(&opt.json, "json", false, "print one JSON object per epoch")
 	f.BoolVarP(&opt.verbose, "verbose", "v", false, "also print time and throughput on stderr")
@@ -81,35 +82,35 @@ type epochSum struct {
 
 func runDigest(path string, opt digestOptions, perEpoch bool) error {
 	keep := assign.Keep // exactly once, whatever the rank count
-	lopt, err := opt.loader.options(&keep)
+	lopt, err := opt.loader.Options(&keep)
 	if err != nil {
 		return err
 	}
 	if opt.stopAfter < 0 {
-		return usagef("--stop-after %d: want 0 or more", opt.stopAfter)
+		return cli.Usagef("--stop-after %d: want 0 or more", opt.stopAfter)
 	}
 	if opt.stateOut != "" && !lopt.Mode.PROV {
-		return usagef("--state-out: --mode %v reads by cursor and cannot be resumed (use the default mode)", lopt.Mode)
+		return cli.Usagef("--state-out: --mode %v reads by cursor and cannot be resumed (use the default mode)", lopt.Mode)
 	}
 	if opt.resume != "" {
 		if lopt.Resume, err = readState(opt.resume); err != nil {
 			return err
 		}
 	}
-	job, err := startJob()
+	job, err := cli.StartJob()
 	if err != nil {
 		return err
 	}
-	lopt.Topology = job.topo
-	if job.topo.Rank == 0 && opt.stateOut != "" {
-		err = checkOutFile("--state-out", opt.stateOut)
+	lopt.Topology = job.Topo
+	if job.Topo.Rank == 0 && opt.stateOut != "" {
+		err = cli.CheckOutFile("--state-out", opt.stateOut)
 	}
-	if err = job.agree(err); err != nil {
-		return job.finish(err)
+	if err = job.Agree(err); err != nil {
+		return job.Finish(err)
 	}
 	ld, err := loader.Open(path, lopt)
 	if err != nil {
-		return job.finish(withPath(path, err))
+		return job.Finish(cli.WithPath(path, err))
 	}
 	lopt.Direct = ld.Direct() // what the node readers do, for the figures
 	left := opt.stopAfter
@@ -119,19 +120,19 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 		sum, rounds, err := digestEpoch(ld, &left, opt.stopAfter > 0)
 		if err != nil {
 			ld.Close()
-			job.fail(withPath(path, err))
+			job.Fail(cli.WithPath(path, err))
 		}
 		sum.seconds = time.Since(start).Seconds()
 		sum.stats = ld.EpochStats(epoch)
 		total, err := reduceSums(job, sum)
 		if err != nil {
-			job.fail(err)
+			job.Fail(err)
 		}
 		order, err := gatherOrder(job, rounds)
 		if err != nil {
-			job.fail(err)
+			job.Fail(err)
 		}
-		if job.topo.Rank == 0 {
+		if job.Topo.Rank == 0 {
 			printDigest(os.Stdout, epoch, total, order, perEpoch, opt, job, lopt)
 		}
 		if opt.stopAfter > 0 && left == 0 {
@@ -140,24 +141,24 @@ func runDigest(path string, opt digestOptions, perEpoch bool) error {
 	}
 	if err := writeState(job, ld, opt.stateOut); err != nil {
 		ld.Close()
-		return job.finish(err)
+		return job.Finish(err)
 	}
-	return job.finish(withPath(path, ld.Close()))
+	return job.Finish(cli.WithPath(path, ld.Close()))
 }
 
 // readState reads a --resume file.
 func readState(path string) (*loader.State, error) {
 	s, err := loader.ReadStateFile(path)
 	if err != nil {
-		return nil, usageError(withPath(path, err))
+		return nil, cli.UsageError(cli.WithPath(path, err))
 	}
 	return s, nil
 }
 
 // writeState writes the run's state on rank 0 (every learner is at the
 // same state).
-func writeState(job *mpiJob, ld *loader.Loader, path string) error {
-	if path == "" || job.topo.Rank != 0 {
+func writeState(job *cli.Job, ld *loader.Loader, path string) error {
+	if path == "" || job.Topo.Rank != 0 {
 		return nil
 	}
 	b, err := json.Marshal(ld.State())
@@ -167,7 +168,7 @@ func writeState(job *mpiJob, ld *loader.Loader, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return withPath(path, os.WriteFile(path, append(b, '\n'), 0o644))
+	return cli.WithPath(path, os.WriteFile(path, append(b, '\n'), 0o644))
 }
 
 // roundRecords are the records this learner got in one round (global batch).
@@ -208,8 +209,8 @@ func digestEpoch(ld *loader.Loader, left *int, limited bool) (epochSum, []roundR
 
 // reduceSums adds up every learner's sums at rank 0; the time is the
 // slowest learner's.
-func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
-	world := job.topo.World
+func reduceSums(job *cli.Job, s epochSum) (epochSum, error) {
+	world := job.Topo.World
 	const width = 10 * 8
 	mine := make([]byte, 0, width)
 	for _, v := range []uint64{uint64(s.records), uint64(s.bytes), s.digest, uint64(s.seconds * 1e9),
@@ -242,7 +243,7 @@ func reduceSums(job *mpiJob, s epochSum) (epochSum, error) {
 // epoch's order: for every global batch in turn, its record numbers sorted,
 // each as a little-endian uint64. Which learner got which record does not
 // change it; the global batches and their order do.
-func gatherOrder(job *mpiJob, rounds []roundRecords) (string, error) {
+func gatherOrder(job *cli.Job, rounds []roundRecords) (string, error) {
 	var mine []byte
 	for _, r := range rounds {
 		mine = binary.LittleEndian.AppendUint64(mine, uint64(r.round))
@@ -251,8 +252,8 @@ func gatherOrder(job *mpiJob, rounds []roundRecords) (string, error) {
 			mine = binary.LittleEndian.AppendUint64(mine, uint64(rec))
 		}
 	}
-	all, err := job.topo.World.GatherBytes(mine, 0)
-	if err != nil || job.topo.Rank != 0 {
+	all, err := job.Topo.World.GatherBytes(mine, 0)
+	if err != nil || job.Topo.Rank != 0 {
 		return "", err
 	}
 	batches := map[uint64][]uint64{}
@@ -284,7 +285,7 @@ func gatherOrder(job *mpiJob, rounds []roundRecords) (string, error) {
 	return fmt.Sprintf("%x", h.Sum(nil)[:8]), nil
 }
 
-func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool, opt digestOptions, job *mpiJob, lopt loader.Options) {
+func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool, opt digestOptions, job *cli.Job, lopt loader.Options) {
 	mbps := float64(s.bytes) / max(s.seconds, 1e-9) / 1e6
 	if opt.json {
 		b, _ := json.Marshal(map[string]any{"type": "digest", "epoch": epoch, "records": s.records, "bytes": s.bytes,
@@ -292,7 +293,7 @@ func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool
 			"storage_bytes": s.stats.StorageBytes, "storage_reads": s.stats.StorageReads,
 			"exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
 			"decoded_bytes": s.stats.DecodedBytes, "decode_seconds": s.stats.DecodeSeconds,
-			"ranks": job.topo.Size, "nodes": job.topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String(),
+			"ranks": job.Topo.Size, "nodes": job.Topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String(),
 			"direct": lopt.Direct})
 		fmt.Fprintln(w, string(b))
 		return
@@ -304,24 +305,7 @@ func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool
 	fmt.Fprintf(w, "%srecords=%d bytes=%d digest=%016x\n", prefix, s.records, s.bytes, s.digest)
 	if opt.verbose {
 		fmt.Fprintf(os.Stderr, "lmdbio digest: %d ranks on %d nodes, mode %s, shuffle %s: %.3f s, %.0f MB/s, %.0f records/s, %d bytes from storage, %d exchanged, %d cache hits\n",
-			job.topo.Size, job.topo.Nodes, lopt.Mode, lopt.Shuffle, s.seconds, mbps, float64(s.records)/max(s.seconds, 1e-9),
+			job.Topo.Size, job.Topo.Nodes, lopt.Mode, lopt.Shuffle, s.seconds, mbps, float64(s.records)/max(s.seconds, 1e-9),
 			s.stats.StorageBytes, s.stats.ExchangeBytes, s.stats.CacheHits)
 	}
 }
-
-// withPath puts the dataset's path in front of an error, as every error
-// about a dataset reads: "lmdbio: PATH: what is wrong".
-func withPath(path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &pathError{path: path, err: err}
-}
-
-type pathError struct {
-	path string
-	err  error
-}
-
-func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
-func (e *pathError) Unwrap() error { return e.err }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
@@ -90,7 +91,7 @@ func runDoctor(opt doctorOptions) error {
 		_ = w.Flush()
 	}
 	if failed {
-		return withCode(exitFailure, errors.New("doctor: some checks failed"))
+		return cli.WithCode(cli.ExitFailure, errors.New("doctor: some checks failed"))
 	}
 	return nil
 }
@@ -157,7 +158,7 @@ func checkShm() check {
 	}
 	c.SizeBytes, c.FreeBytes = int64(st.Blocks)*st.Bsize, int64(st.Bavail)*st.Bsize
 	c.Value = "/dev/shm"
-	c.Found = fmt.Sprintf("size %s, free %s", humanBytes(c.SizeBytes), humanBytes(c.FreeBytes))
+	c.Found = fmt.Sprintf("size %s, free %s", cli.HumanBytes(c.SizeBytes), cli.HumanBytes(c.FreeBytes))
 	c.Verdict = "ok"
 	if c.FreeBytes < 1<<30 {
 		c.Verdict, c.Problem = "warn", "small-shm"
@@ -208,18 +209,4 @@ func commandOutput(path string, args ...string) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(s)
-}
-
-// humanBytes formats n with a binary unit.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/gen"
+	"github.com/lmdbio/lmdbio/internal/meminfo"
 	"github.com/lmdbio/lmdbio/internal/units"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -103,11 +105,11 @@ type genReport struct {
 func genOutput(out string, args []string) (string, error) {
 	switch {
 	case len(args) == 0 && out == "":
-		return "", usagef("needs a DIR to write (with --format hdf5, a FILE)")
+		return "", cli.Usagef("needs a DIR to write (with --format hdf5, a FILE)")
 	case len(args) == 0:
 		return out, nil
 	case out != "" && filepath.Clean(out) != filepath.Clean(args[0]):
-		return "", usagef("--out %s and the argument %s name two outputs: give one", out, args[0])
+		return "", cli.Usagef("--out %s and the argument %s name two outputs: give one", out, args[0])
 	}
 	return args[0], nil
 }
@@ -117,13 +119,13 @@ func runGen(dir string, opt genOptions) error {
 	case opt.format == "hdf5":
 		return runGenHDF5(dir, opt)
 	case opt.format != "lmdb":
-		return usagef("--format %q: want lmdb or hdf5", opt.format)
+		return cli.Usagef("--format %q: want lmdb or hdf5", opt.format)
 	case opt.chunk != 0 || opt.gzip != 0 || opt.shuffle:
-		return usagef("--chunk, --gzip and --shuffle-filter need --format hdf5")
+		return cli.Usagef("--chunk, --gzip and --shuffle-filter need --format hdf5")
 	}
 	mean, sd, err := parseMeanSD(opt.size)
 	if err != nil {
-		return usageError(err)
+		return cli.UsageError(err)
 	}
 	if err := checkGenLMDB(dir, opt, mean); err != nil {
 		return err
@@ -136,14 +138,14 @@ func runGen(dir string, opt genOptions) error {
 	case "random":
 		gopt.Order = gen.Random
 	default:
-		return usagef("--order %q: want key or random", opt.order)
+		return cli.Usagef("--order %q: want key or random", opt.order)
 	}
 	write := func(progress func(done, total int)) (gen.Summary, error) {
 		gopt.Progress = progress
 		return gen.Write(dir, gopt)
 	}
 	return writeGen(dir, opt, write, func(r genReport) string {
-		return fmt.Sprintf("%d records, %s of values, data.mdb %s", r.Records, humanBytes(r.Bytes), humanBytes(r.FileSize))
+		return fmt.Sprintf("%d records, %s of values, data.mdb %s", r.Records, cli.HumanBytes(r.Bytes), cli.HumanBytes(r.FileSize))
 	})
 }
 
@@ -160,10 +162,10 @@ func writeGen(path string, opt genOptions, write func(progress func(done, total 
 		fmt.Fprintln(os.Stderr)
 	}
 	if errors.Is(err, gen.ErrOptions) {
-		return usageError(err)
+		return cli.UsageError(err)
 	}
 	if errors.Is(err, fs.ErrExist) {
-		return inputError(err)
+		return cli.InputError(err)
 	}
 	if err != nil {
 		return err
@@ -182,11 +184,11 @@ func writeGen(path string, opt genOptions, write func(progress func(done, total 
 // runGenHDF5 writes an HDF5 file of image rows and labels.
 func runGenHDF5(path string, opt genOptions) error {
 	if opt.datum || opt.order != "key" || opt.txnRecords != 0 {
-		return usagef("--datum, --order and --txn-records are for --format lmdb")
+		return cli.Usagef("--datum, --order and --txn-records are for --format lmdb")
 	}
 	shape, err := parseImageShape(opt.size)
 	if err != nil {
-		return usageError(err)
+		return cli.UsageError(err)
 	}
 	if err := checkGenHDF5(path, opt, shape); err != nil {
 		return err
@@ -198,14 +200,14 @@ func runGenHDF5(path string, opt genOptions) error {
 		return gen.WriteHDF5(path, gopt)
 	}
 	return writeGen(path, opt, write, func(r genReport) string {
-		return fmt.Sprintf("%d rows of uint8 %s, %s of values, file %s", r.Records, opt.size, humanBytes(r.Bytes), humanBytes(r.FileSize))
+		return fmt.Sprintf("%d rows of uint8 %s, %s of values, file %s", r.Records, opt.size, cli.HumanBytes(r.Bytes), cli.HumanBytes(r.FileSize))
 	})
 }
 
 // checkGenLMDB refuses, before anything is written, an output directory gen
 // cannot make and a dataset that cannot be written.
 func checkGenLMDB(dir string, opt genOptions, mean int64) error {
-	if err := checkOutDir("--out", dir, dir); err != nil {
+	if err := cli.CheckOutDir("--out", dir, dir); err != nil {
 		return err
 	}
 	// The values alone are a lower bound on data.mdb, which liblmdb maps
@@ -213,19 +215,19 @@ func checkGenLMDB(dir string, opt genOptions, mean int64) error {
 	need := float64(opt.records) * float64(mean)
 	what := fmt.Sprintf("--records %d of --size %s make at least %s", opt.records, opt.size, humanFloatBytes(need))
 	if limit := gen.MapLimit(); need > float64(limit) {
-		return usagef("%s, more than the %s of address space liblmdb can map", what, humanBytes(limit))
+		return cli.Usagef("%s, more than the %s of address space liblmdb can map", what, cli.HumanBytes(limit))
 	}
 	// The random order is a permutation of the record numbers in memory.
-	if avail, ok := memAvailable(); ok && opt.order == "random" && 8*float64(opt.records) > float64(avail)/2 {
-		return usagef("--order random with --records %d: its order needs %s of memory, more than half the %s available",
-			opt.records, humanFloatBytes(8*float64(opt.records)), humanBytes(avail))
+	if avail, ok := meminfo.Available(); ok && opt.order == "random" && 8*float64(opt.records) > float64(avail)/2 {
+		return cli.Usagef("--order random with --records %d: its order needs %s of memory, more than half the %s available",
+			opt.records, humanFloatBytes(8*float64(opt.records)), cli.HumanBytes(avail))
 	}
 	return checkFreeSpace(dir, what, need, filepath.Join(dir, "data.mdb"), opt.overwrite)
 }
 
 // checkGenHDF5 is checkGenLMDB for an HDF5 file: rows of shape.
 func checkGenHDF5(path string, opt genOptions, shape []int) error {
-	if err := checkOutFile("--out", path); err != nil {
+	if err := cli.CheckOutFile("--out", path); err != nil {
 		return err
 	}
 	row := 1.0
@@ -246,7 +248,7 @@ func checkGenHDF5(path string, opt genOptions, shape []int) error {
 // what, that the file system it goes to has no room for, counting the
 // space of the file --overwrite replaces.
 func checkFreeSpace(out, what string, need float64, replaced string, overwrite bool) error {
-	at := nearestExisting(out)
+	at := cli.NearestExisting(out)
 	var sfs unix.Statfs_t
 	if unix.Statfs(at, &sfs) != nil {
 		return nil // no figure to go by: writing will tell
@@ -256,7 +258,7 @@ func checkFreeSpace(out, what string, need float64, replaced string, overwrite b
 		free += float64(st.Size())
 	}
 	if need > free {
-		return usagef("%s, and the file system of %s has %s free", what, out, humanFloatBytes(free))
+		return cli.Usagef("%s, and the file system of %s has %s free", what, out, humanFloatBytes(free))
 	}
 	return nil
 }
@@ -264,7 +266,7 @@ func checkFreeSpace(out, what string, need float64, replaced string, overwrite b
 // humanFloatBytes is humanBytes for byte counts that may not fit an int64.
 func humanFloatBytes(n float64) string {
 	if n < 1<<62 {
-		return humanBytes(int64(n))
+		return cli.HumanBytes(int64(n))
 	}
 	return fmt.Sprintf("%.3g EiB", n/(1<<60))
 }
@@ -300,7 +302,7 @@ func parseImageShape(v string) ([]int, error) {
 // tooLarge refuses a value or row size over gen.MaxValueSize.
 func tooLarge(size string) error {
 	return fmt.Errorf("--size %s: values of at most %s (gen holds each in memory several times while writing it)",
-		size, humanBytes(gen.MaxValueSize))
+		size, cli.HumanBytes(gen.MaxValueSize))
 }
 
 // genProgress returns a progress callback that redraws one stderr line.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +30,7 @@ database when that directory is writable, else in $LMDBIO_CACHE_DIR (default
 $XDG_CACHE_HOME/lmdbio), else only in memory. This command builds it ahead of a
 job and says where it is and how long it took.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return withPath(args[0], runIndex(args[0], opt)) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cli.WithPath(args[0], runIndex(args[0], opt)) },
 	}
 	cmd.Flags().BoolVar(&opt.rebuild, "rebuild", false, "build a new index even if a fresh one exists")
 	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object")

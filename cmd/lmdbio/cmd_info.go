@@ -8,6 +8,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
 	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/spf13/cobra"
@@ -43,7 +44,7 @@ describes the rows lmdbio would read: --dataset (default data) and
 --labels (default label, if present; none for no labels). --verify reads
 and decodes every block of them.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return withPath(args[0], runInfo(args[0], opt)) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cli.WithPath(args[0], runInfo(args[0], opt)) },
 	}
 	cmd.Flags().BoolVar(&opt.json, "json", false, "print one JSON object (HDF5: one per dataset, then the summary)")
 	cmd.Flags().StringVar(&opt.dataset, "dataset", "", "HDF5: the dataset whose rows are the records (default data)")
@@ -80,9 +81,9 @@ func runInfo(path string, opt infoOptions) error {
 	case format == source.HDF5:
 		return runInfoHDF5(path, opt)
 	case errors.Is(err, source.ErrUnknownFormat) && isFile(path):
-		return inputError(err)
+		return cli.InputError(err)
 	case format == source.LMDB && (opt.dataset != "" || opt.labels != "" || opt.verify):
-		return usagef("--dataset, --labels and --verify are for HDF5 files")
+		return cli.Usagef("--dataset, --labels and --verify are for HDF5 files")
 	}
 	dataPath, err := lmdbfmt.DataPath(path)
 	if err != nil {
@@ -143,14 +144,14 @@ func printInfo(i datasetInfo) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%s\t"+format+"\n", append([]any{k}, args...)...) }
 	row("path", "%s", i.Path)
-	row("file size", "%s (%d bytes)", humanBytes(i.FileSize), i.FileSize)
+	row("file size", "%s (%d bytes)", cli.HumanBytes(i.FileSize), i.FileSize)
 	row("page size", "%d", i.PageSize)
 	row("transaction", "%d", i.TxnID)
 	row("records", "%d", i.Records)
 	row("tree depth", "%d", i.Depth)
 	row("pages", "%d branch, %d leaf, %d overflow", i.BranchPages, i.LeafPages, i.OverflowPages)
-	row("keys", "%s", humanBytes(int64(i.KeyBytes)))
-	row("values", "%s", humanBytes(int64(i.ValueBytes)))
+	row("keys", "%s", cli.HumanBytes(int64(i.KeyBytes)))
+	row("values", "%s", cli.HumanBytes(int64(i.ValueBytes)))
 	row("value size", "min %d, median %d, mean %.0f, p99 %d, max %d", i.ValueMin, i.ValueMedian, i.ValueMean, i.ValueP99, i.ValueMax)
 	row("sequential", "%.1f%% of records follow the previous one on disk", 100*i.Sequential)
 	_ = w.Flush()

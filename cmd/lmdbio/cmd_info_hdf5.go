@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/hdf5"
 	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/loader"
@@ -97,7 +98,7 @@ func runInfoHDF5(path string, opt infoOptions) error {
 // hdf5Error makes what the file holds a bad-input error (exit 2).
 func hdf5Error(err error) error {
 	if errors.Is(err, hdf5.ErrBadInput) || errors.Is(err, source.ErrCorrupt) {
-		return inputError(err)
+		return cli.InputError(err)
 	}
 	return err
 }
@@ -158,7 +159,7 @@ func printHDF5Info(lines []hdf5DatasetInfo, s hdf5Info) {
 			filters = "-"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Name, l.ElementType, shape, l.Layout, chunk,
-			filters, humanBytes(l.StoredBytes), humanBytes(l.LogicalBytes), l.Read)
+			filters, cli.HumanBytes(l.StoredBytes), cli.HumanBytes(l.LogicalBytes), l.Read)
 		if l.Why != "" {
 			why = append(why, fmt.Sprintf("%s (%s): %s", l.Name, l.Read, l.Why))
 		}
@@ -171,14 +172,14 @@ func printHDF5Info(lines []hdf5DatasetInfo, s hdf5Info) {
 	w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%s\t"+format+"\n", append([]any{k}, args...)...) }
 	row("path", "%s", s.Path)
-	row("file size", "%s (%d bytes)", humanBytes(s.FileSize), s.FileSize)
+	row("file size", "%s (%d bytes)", cli.HumanBytes(s.FileSize), s.FileSize)
 	labels := "none"
 	if s.Labels != "" {
 		labels = fmt.Sprintf("%s (%d bytes a row)", s.Labels, s.LabelBytes)
 	}
 	row("records", "%d rows of %s (%d bytes each), labels %s", s.Records, s.Dataset, s.RowBytes, labels)
-	row("values", "%s", humanBytes(s.ValueBytes))
-	row("read", "%s: %d blocks of up to %s", readHow(s.Read), s.Blocks, humanBytes(s.MaxBlockBytes))
+	row("values", "%s", cli.HumanBytes(s.ValueBytes))
+	row("read", "%s: %d blocks of up to %s", readHow(s.Read), s.Blocks, cli.HumanBytes(s.MaxBlockBytes))
 	if s.Note != "" {
 		row("note", "%s", s.Note)
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
@@ -114,7 +115,7 @@ func runRun(cmd *cobra.Command, opt runOptions, args []string) error {
 	}
 	launcherArgs, err := splitWords(opt.launcherArgs)
 	if err != nil {
-		return usagef("--launcher-args: %v", err)
+		return cli.Usagef("--launcher-args: %v", err)
 	}
 	self, err := os.Executable()
 	if err != nil && opt.agent {
@@ -128,7 +129,7 @@ func runRun(cmd *cobra.Command, opt runOptions, args []string) error {
 		cores:  runtime.NumCPU(), root: os.Geteuid() == 0,
 	})
 	if err != nil {
-		return usageError(err)
+		return cli.UsageError(err)
 	}
 	var tooMany error
 	if l.here.ranks > 0 {
@@ -158,31 +159,31 @@ func (o runOptions) validate(cmd *cobra.Command, args []string) error {
 		value int
 	}{{"ranks", o.ranks}, {"nodes", o.nodes}, {"ranks-per-node", o.perNode}} {
 		if f.Changed(c.name) && (c.value < 1 || c.value > maxCount) {
-			return usagef("--%s %d: want 1 to %d", c.name, c.value, maxCount)
+			return cli.Usagef("--%s %d: want 1 to %d", c.name, c.value, maxCount)
 		}
 	}
 	if len(args) == 0 {
-		return usagef("needs a CMD to run (lmdbio run -n N -- CMD ARGS...)")
+		return cli.Usagef("needs a CMD to run (lmdbio run -n N -- CMD ARGS...)")
 	}
 	if _, err := exec.LookPath(args[0]); err != nil && !o.dryRun {
 		// Said once, before a job starts: the launcher would say it in many
 		// lines for every node. The nodes of a job see the same files as
 		// the host that launches it; a dry run may be for other hosts.
-		return usagef("CMD %s: not an executable file on this host's PATH or at that path", args[0])
+		return cli.Usagef("CMD %s: not an executable file on this host's PATH or at that path", args[0])
 	}
 	switch {
 	case o.agent && (o.learners < 1 || o.learners > maxLearners):
-		return usagef("--agent needs --learners-per-node K, the learner processes to start on each node (1 to %d)", maxLearners)
+		return cli.Usagef("--agent needs --learners-per-node K, the learner processes to start on each node (1 to %d)", maxLearners)
 	case o.agent && o.perNode > 0:
-		return usagef("--ranks-per-node places MPI ranks; with --agent every node runs one agent, which starts --learners-per-node learners")
+		return cli.Usagef("--ranks-per-node places MPI ranks; with --agent every node runs one agent, which starts --learners-per-node learners")
 	case !o.agent && f.Changed("learners-per-node"):
-		return usagef("--learners-per-node starts learners without MPI: it goes with --agent")
+		return cli.Usagef("--learners-per-node starts learners without MPI: it goes with --agent")
 	}
 	// Checked here, not in every rank, so a bad value is said once and
 	// no job starts. -N and --ranks-per-node replace it, as --agent does.
 	if o.nodes == 0 && o.perNode == 0 && !o.agent {
 		if _, err := topology.RanksPerNode(os.Getenv); err != nil {
-			return inputError(err)
+			return cli.InputError(err)
 		}
 	}
 	return nil

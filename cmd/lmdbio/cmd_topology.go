@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -43,11 +44,11 @@ type rankLine struct {
 }
 
 func runTopology(opt topologyOptions) error {
-	job, err := startJob()
+	job, err := cli.StartJob()
 	if err != nil {
 		return err
 	}
-	t := job.topo
+	t := job.Topo
 	line := rankLine{"rank", t.Rank, t.Node, t.LocalRank, t.LocalSize, t.Host, os.Getpid()}
 	text := fmt.Sprintf("rank=%d node=%d local_rank=%d local_size=%d host=%s pid=%d",
 		line.Rank, line.Node, line.LocalRank, line.LocalSize, line.Host, line.Pid)
@@ -55,9 +56,9 @@ func runTopology(opt topologyOptions) error {
 		b, _ := json.Marshal(line)
 		text = string(b)
 	}
-	lines, err := gatherStrings(t.World, text+"\n", 0)
+	lines, err := cli.GatherStrings(t.World, text+"\n", 0)
 	if err == nil && t.Rank == 0 {
 		fmt.Print(strings.Join(lines, ""))
 	}
-	return job.finish(err)
+	return job.Finish(err)
 }

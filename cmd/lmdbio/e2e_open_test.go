@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/shm/shmtest"
 	"github.com/lmdbio/lmdbio/internal/startup"
 	"golang.org/x/sys/unix"
@@ -149,7 +150,7 @@ func TestE2EStartupWatchdog(t *testing.T) {
 	r = mpirun(t, 6, []string{startup.Env + "=1ns"}, "topology")
 	checkMPIError(t, r, "lmdbio: MPI did not finish starting")
 	r = lmdbio(t, []string{startup.Env + "=soon"}, "topology")
-	checkOneLineError(t, r, exitUsage, "lmdbio: "+startup.Env)
+	checkOneLineError(t, r, cli.ExitUsage, "lmdbio: "+startup.Env)
 }
 
 // TestE2EHugePages: with the segments on a hugetlbfs (LMDBIO_SHM_DIR), a
@@ -174,7 +175,7 @@ func TestE2EHugePages(t *testing.T) {
 		t.Errorf("huge pages free: %d before the job, %d after", free, after)
 	}
 	r = lmdbio(t, []string{"LMDBIO_SHM_DIR=" + huge}, "digest", "--cache", "1TiB", "--epochs", "2", dir)
-	checkOneLineError(t, r, exitUsage, "lmdbio: ")
+	checkOneLineError(t, r, cli.ExitUsage, "lmdbio: ")
 	if !strings.Contains(r.stderr, "huge pages free") {
 		t.Errorf("the refusal does not name the huge page pool:\n%s", r)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lmdbio/lmdbio/internal/cli"
 )
 
 // The guard is a small process lmdbio run starts beside the launcher. It
@@ -101,14 +103,14 @@ func runGuard(args []string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGPIPE)
 	if len(args) != 3 {
 		fmt.Fprintln(os.Stderr, "lmdbio: "+guardCommand+" is started by lmdbio run")
-		return exitUsage
+		return cli.ExitUsage
 	}
 	id := args[0]
 	pid, err1 := strconv.Atoi(args[1])
 	start, err2 := strconv.ParseUint(args[2], 10, 64)
 	if err1 != nil || err2 != nil {
 		fmt.Fprintln(os.Stderr, "lmdbio: "+guardCommand+": bad launcher pid or start time")
-		return exitUsage
+		return cli.ExitUsage
 	}
 	known := map[string]bool{}
 	in := bufio.NewScanner(os.Stdin)
@@ -116,7 +118,7 @@ func runGuard(args []string) int {
 		word, rest, _ := strings.Cut(in.Text(), " ")
 		switch word {
 		case "done":
-			return exitOK
+			return cli.ExitOK
 		case "ompi":
 			known[rest] = true
 		}
@@ -130,7 +132,7 @@ func runGuard(args []string) int {
 		fmt.Fprintf(os.Stderr, "lmdbio run: cleaning up after the job: %v\n", err)
 	}
 	fmt.Fprintln(os.Stderr, "lmdbio run: lmdbio run died; its guard stopped the job")
-	return exitFailure
+	return cli.ExitFailure
 }
 
 // stopLauncher asks the launcher to end the job, and kills it if it has not

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/meminfo"
 	"golang.org/x/sys/unix"
 )
@@ -78,7 +79,7 @@ func (h hostLimits) room(learners int) (int, string) {
 	if h.memAvailable > 0 {
 		need := int64(per) * rankMemory
 		take(uint64(h.memAvailable/need), fmt.Sprintf("%s of memory is available and %s take%s at least %s",
-			humanBytes(h.memAvailable), who, s, humanBytes(need)))
+			cli.HumanBytes(h.memAvailable), who, s, cli.HumanBytes(need)))
 	}
 	return int(min(most, math.MaxInt)), why
 }
@@ -95,10 +96,10 @@ func checkHostRoom(j localJob, h hostLimits) error {
 		return nil
 	}
 	if j.learners > 0 {
-		return usagef("this host cannot start %s with %s each, only %d: %s; use fewer nodes or learners, or run inside a Slurm allocation, where -N spreads them over nodes",
+		return cli.Usagef("this host cannot start %s with %s each, only %d: %s; use fewer nodes or learners, or run inside a Slurm allocation, where -N spreads them over nodes",
 			plural(j.ranks, "agent"), plural(j.learners, "learner"), most, why)
 	}
-	return usagef("this host cannot start %s, only %d: %s; use fewer, or spread them over nodes inside a Slurm allocation (-N, --ranks-per-node)",
+	return cli.Usagef("this host cannot start %s, only %d: %s; use fewer, or spread them over nodes inside a Slurm allocation (-N, --ranks-per-node)",
 		plural(j.ranks, "rank"), most, why)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -73,9 +74,9 @@ func TestCheckHostRoom(t *testing.T) {
 		err := checkHostRoom(c.job, h)
 		got := ""
 		if err != nil {
-			got = errorLine("lmdbio run", err)
-			if exitCode(err) != exitUsage {
-				t.Errorf("%+v: exit status %d, want %d", c.job, exitCode(err), exitUsage)
+			got = cli.ErrorLine("lmdbio run", err)
+			if cli.ExitCode(err) != cli.ExitUsage {
+				t.Errorf("%+v: exit status %d, want %d", c.job, cli.ExitCode(err), cli.ExitUsage)
 			}
 		}
 		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"syscall"
+
+	"github.com/lmdbio/lmdbio/internal/cli"
 )
 
 // jobOutcome is how a job ended, as lmdbio run saw it.
@@ -25,24 +27,24 @@ func (o jobOutcome) status() (int, string) {
 	failed := o.signaled != 0 || o.exitCode != 0
 	switch {
 	case !failed:
-		return exitOK, ""
+		return cli.ExitOK, ""
 	case o.stoppedBy != 0:
-		return exitFailure, "stopped by " + signalName(o.stoppedBy)
+		return cli.ExitFailure, "stopped by " + signalName(o.stoppedBy)
 	case o.death != nil:
-		return exitFailure, o.death.String()
+		return cli.ExitFailure, o.death.String()
 	case o.ranksSaid:
-		return exitFailure, "" // the rank said why
+		return cli.ExitFailure, "" // the rank said why
 	case o.signaled != 0:
-		return exitFailure, fmt.Sprintf("%s was killed by signal %d (%s)", o.launcher, int(o.signaled), signalName(o.signaled))
-	case o.exitCode == exitFailure || o.exitCode == exitUsage:
+		return cli.ExitFailure, fmt.Sprintf("%s was killed by signal %d (%s)", o.launcher, int(o.signaled), signalName(o.signaled))
+	case o.exitCode == cli.ExitFailure || o.exitCode == cli.ExitUsage:
 		return o.exitCode, ""
 	case o.exitCode > 128 && o.exitCode < 128+65:
 		// Open MPI and srun say 128+N for a rank killed by signal N, but
 		// name the rank only when it was an MPI process.
 		sig := syscall.Signal(o.exitCode - 128)
-		return exitFailure, fmt.Sprintf("the job failed: %s exited with status %d (a rank was killed by %s, or exited with %d)",
+		return cli.ExitFailure, fmt.Sprintf("the job failed: %s exited with status %d (a rank was killed by %s, or exited with %d)",
 			o.launcher, o.exitCode, signalName(sig), o.exitCode)
 	default:
-		return exitFailure, fmt.Sprintf("the job failed: %s exited with status %d", o.launcher, o.exitCode)
+		return cli.ExitFailure, fmt.Sprintf("the job failed: %s exited with status %d", o.launcher, o.exitCode)
 	}
 }

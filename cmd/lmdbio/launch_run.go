@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/internal/startup"
 	"golang.org/x/term"
@@ -73,7 +74,7 @@ func runLaunch(l launch) error {
 	outW.Close()
 	errW.Close()
 	if err != nil {
-		return inputError(fmt.Errorf("lmdbio run: cannot start %s: %w", l.argv[0], err))
+		return cli.InputError(fmt.Errorf("lmdbio run: cannot start %s: %w", l.argv[0], err))
 	}
 	launched, _ := procStart(c.Process.Pid)
 	g, gerr := startGuard(id, c.Process.Pid, launched, errR, outR)
@@ -151,16 +152,16 @@ wait:
 		out.death = &d
 	}
 	code, line := out.status()
-	if code != exitOK {
+	if code != cli.ExitOK {
 		if err := cleanUpJob(id, known); err != nil {
 			fmt.Fprintf(os.Stderr, "lmdbio run: cleaning up after the job: %v\n", err)
 		}
 	}
 	g.standDown()
 	if line != "" {
-		return withCode(code, errors.New("lmdbio run: "+line))
+		return cli.WithCode(code, errors.New("lmdbio run: "+line))
 	}
-	return quiet(code)
+	return cli.Quiet(code)
 }
 
 // muteWriter drops what is written to it once muted is set, which it sets
@@ -189,7 +190,7 @@ func (m muteWriter) Write(p []byte) (int, error) {
 // waitStatus reads the launcher's exit status, or the signal that ended it.
 func waitStatus(c *exec.Cmd, err error) (code int, sig syscall.Signal) {
 	if c.ProcessState == nil {
-		return exitFailure, 0
+		return cli.ExitFailure, 0
 	}
 	ws := c.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {

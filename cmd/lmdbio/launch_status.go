@@ -9,9 +9,8 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/lmdbio/lmdbio/internal/startup"
+	"golang.org/x/sys/unix"
 )
 
 // rankDeath is what the launcher said about a rank that died by a signal.

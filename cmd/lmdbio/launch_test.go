@@ -6,9 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lmdbio/lmdbio/pkg/topology"
-
 	"github.com/lmdbio/lmdbio/internal/startup"
+	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
 func fakeEnv(kv ...string) func(string) string {

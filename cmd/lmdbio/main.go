@@ -1,19 +1,16 @@
 // Command lmdbio is the command-line front end of the lmdbio data loader: it
-// launches MPI jobs, reads datasets through the loader pipeline and measures it.
+// launches MPI jobs and reads datasets through the loader pipeline. What
+// measures it (bench, model, stall, shuffle-quality, mpibench) is the kit's
+// own command, lmdbio-bench, so that the binary every rank runs does not
+// link the kit's plots and model.
 package main
 
 import (
 	"os"
-	"time"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/spf13/cobra"
 )
-
-// programStart is when this program's own code began: after the exec, the
-// dynamic linking, the Go runtime and the packages' initialisation, which
-// every process pays to exist. lmdbio bench starts its learners' windows
-// here, as a peer's begins after its interpreter and imports.
-var programStart = time.Now()
 
 func main() {
 	os.Exit(run(os.Args[1:]))
@@ -32,7 +29,7 @@ func run(args []string) int {
 	if cmd != nil {
 		name = cmd.CommandPath()
 	}
-	return reportOnce(name, err)
+	return cli.ReportOnce(name, err)
 }
 
 func newRootCommand() *cobra.Command {
@@ -42,29 +39,25 @@ func newRootCommand() *cobra.Command {
 		Long: `lmdbio feeds distributed deep-learning training from LMDB datasets on a shared
 parallel file system: one reader rank per node reads the dataset in large
 sequential spans and hands samples to the learners on its node through shared
-memory.` + exitStatusHelp,
+memory.` + cli.ExitStatusHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(flagError(err)) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError(cli.FlagError(err)) })
 	root.AddCommand(
 		newRunCommand(),
 		newAgentCommand(),
 		newTopologyCommand(),
 		newDoctorCommand(),
-		newMPIBenchCommand(),
 		newGenCommand(),
 		newDigestCommand(),
 		newInfoCommand(),
 		newIndexCommand(),
-		newBenchCommand(),
-		newModelCommand(),
-		newStallCommand(),
-		newShuffleQualityCommand(),
 		newVersionCommand(),
 	)
+	root.AddCommand(movedToKit()...)
 	for _, c := range root.Commands() {
-		c.Long = c.Short + "." + c.Long + exitStatusHelp
+		c.Long = c.Short + "." + c.Long + cli.ExitStatusHelp
 	}
 	// lmdbio completion bash|zsh|fish|powershell: cobra's scripts, which
 	// complete commands, flags and file names.
@@ -76,11 +69,11 @@ memory.` + exitStatusHelp,
 				if len(args) == 0 {
 					return cmd.Help()
 				}
-				return usagef("no shell %q: want bash, zsh, fish or powershell", args[0])
+				return cli.Usagef("no shell %q: want bash, zsh, fish or powershell", args[0])
 			}
 		}
 	}
-	usageChecks(root)
+	cli.UsageChecks(root)
 	root.SetHelpCommand(&cobra.Command{Hidden: true})
 	root.Version = version
 	cobra.AddTemplateFunc("buildText", func() string { return readBuild().text() })

@@ -46,3 +46,13 @@ func parse(sc *bufio.Scanner) (map[string]int64, error) {
 	}
 	return out, nil
 }
+
+// Available is the memory that can be had without swapping; ok is false
+// where the kernel does not say.
+func Available() (bytes int64, ok bool) {
+	m, err := Read()
+	if err != nil {
+		return 0, false
+	}
+	return m["MemAvailable"], true
+}

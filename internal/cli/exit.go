@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lmdbio/lmdbio/internal/startup"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/topology"
+)
+
+// Program is the name error lines start with: "lmdbio", or "lmdbio-bench"
+// in the kit's command, which sets it before it runs.
+var Program = "lmdbio"
+
+// Exit statuses. Every command maps its errors to these in report, and
+// nowhere else.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // a runtime failure
+	ExitUsage   = 2 // bad input or usage
+)
+
+const ExitStatusHelp = `
+
+EXIT STATUS
+  0  success
+  1  a runtime failure (I/O, MPI, a rank that died)
+  2  bad input or usage (flags, paths, corrupt or unsupported datasets)`
+
+// exitError carries an exit status through cobra's error return.
+type exitError struct {
+	code  int
+	usage bool // a mistake on the command line: the error line names the command
+	err   error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a mistake on the command line (exit 2); its line
+// names the command: "lmdbio info: needs a PATH".
+func UsageError(err error) error { return &exitError{code: ExitUsage, usage: true, err: err} }
+
+// inputError marks err as bad input other than the command line: a dataset, a
+// variable, the way the job was launched (exit 2).
+func InputError(err error) error { return &exitError{code: ExitUsage, err: err} }
+
+// usagef formats a usage error.
+func Usagef(format string, args ...any) error { return UsageError(fmt.Errorf(format, args...)) }
+
+// withCode forces an exit status for err; a nil err stays nil.
+func WithCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// exitCode maps an error to the process exit status.
+func ExitCode(err error) int {
+	var ee *exitError
+	var q quietError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &q): // agreed on before, and agreed on again
+		return q.code
+	case isBadInput(err):
+		return ExitUsage
+	default:
+		return ExitFailure
+	}
+}
+
+// isBadInput reports errors that come from what the user handed us rather
+// than from the machine: missing files, corrupt or unsupported datasets, a
+// launch the MPI library cannot work with.
+func isBadInput(err error) bool {
+	return loader.IsBadInput(err) || errors.Is(err, topology.ErrLaunch)
+}
+
+// report prints err as the one line the user sees and returns the exit
+// status. command is the command that ran ("lmdbio info"), named by usage
+// errors; other errors start "lmdbio: ", unless they name their command
+// themselves ("lmdbio run: ...").
+func Report(command string, err error) int {
+	if err == nil || errors.Is(err, ErrQuiet) {
+		return ExitCode(unquiet(err))
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, Program+": interrupted")
+		return ExitFailure
+	}
+	fmt.Fprintln(os.Stderr, ErrorLine(command, err))
+	return ExitCode(err)
+}
+
+// reportOnce is report for a command's outcome on every rank of a job: a
+// mistake on the command line that no rank reported yet (found before MPI
+// started, where the ranks cannot agree who says it) is the same on every
+// rank, so only rank 0 says it: once, not once for every rank that got to
+// say it before the job ended. The other ranks wait startup.Grace before
+// they end, as those of a start-up past its limit do: a launcher ends the
+// job at the first rank that exits non-zero, which must not be one that
+// says nothing while rank 0 has not spoken yet. Errors found later are
+// agreed on, and reported by one rank (agreeOn).
+func ReportOnce(command string, err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.usage && startup.LaunchRank(os.Getenv) > 0 {
+		time.Sleep(startup.Grace)
+		return ExitCode(err)
+	}
+	return Report(command, err)
+}
+
+// ErrorLine formats err as one line.
+func ErrorLine(command string, err error) string {
+	msg := dedupePrefixes(strings.Join(strings.Fields(err.Error()), " "))
+	if msg == Program || strings.HasPrefix(msg, Program+" ") || strings.HasPrefix(msg, Program+":") {
+		return msg
+	}
+	var ee *exitError
+	if command == "" || !errors.As(err, &ee) || !ee.usage {
+		command = Program
+	}
+	// "lmdbio gen: gen: ..." when the error comes from the package named
+	// like the command.
+	name := command[strings.LastIndexByte(command, ' ')+1:]
+	return command + ": " + strings.TrimPrefix(msg, name+": ")
+}
+
+// dedupePrefixes drops a "word: " prefix said before in the line, as errors
+// wrapped twice by one package read ("reader: reader: short read", "shm:
+// create x: shm: no space"): a segment repeated right after itself, or a
+// package name (one lower-case word) repeated anywhere.
+func dedupePrefixes(msg string) string {
+	parts := strings.Split(msg, ": ")
+	out := parts[:1]
+	seen := map[string]bool{parts[0]: true}
+	for _, p := range parts[1:] {
+		if p == out[len(out)-1] || (seen[p] && IsPackageName(p)) {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
+}
+
+// IsPackageName reports a word that reads as a Go package's name: lower-case
+// letters and digits.
+func IsPackageName(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789") == ""
+}
+
+// ErrQuiet marks an error another rank has already reported: this rank only
+// exits with the agreed status.
+var ErrQuiet = errors.New("reported elsewhere")
+
+type quietError struct{ code int }
+
+func (q quietError) Error() string { return ErrQuiet.Error() }
+func (q quietError) Is(target error) bool {
+	return target == ErrQuiet
+}
+
+func Quiet(code int) error { return quietError{code: code} }
+
+func unquiet(err error) error {
+	var q quietError
+	if errors.As(err, &q) {
+		return &exitError{code: q.code, err: err}
+	}
+	return err
+}

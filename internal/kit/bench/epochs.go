@@ -22,33 +22,6 @@ type EpochSample struct {
 	ReadBytes int64 `json:"read_bytes"`
 }
 
-// EpochFigures are the measured fields of an "epoch" line: one epoch of
-// one contender, all ranks together. The caller fills in what was measured
-// (contender, round, ranks...).
-type EpochFigures struct {
-	Epoch   int     `json:"epoch"`
-	Records int64   `json:"records"` // delivered to all learners
-	Bytes   int64   `json:"bytes"`   // value bytes delivered
-	Seconds float64 `json:"seconds"` // the epoch's share of the window (see SummarizeEpochs)
-	EndS    float64 `json:"end_s"`   // program start to the epoch's last batch, slowest learner
-	MBPerS  float64 `json:"mb_per_s"`
-
-	StorageBytes      int64   `json:"storage_bytes"`      // read from the dataset file, all node readers (or as StorageCountedBy says)
-	StorageCountedBy  string  `json:"storage_counted_by"` // "loader" (its node readers' reads) or "kernel" (block input of the processes)
-	ExchangeBytes     int64   `json:"exchange_bytes"`     // values sent between nodes
-	CacheHits         int64   `json:"cache_hits"`         // records served from a node cache filled in an earlier window
-	CacheHitRate      float64 `json:"cache_hit_rate"`     // cache_hits / records
-	FileBytes         int64   `json:"file_bytes"`         // size of the data file
-	ReadAmplification float64 `json:"read_amplification"` // storage_bytes / file_bytes
-
-	StallS    float64 `json:"stall_s"`      // the most any learner waited for data in the epoch
-	StallMean float64 `json:"stall_s_mean"` // mean over learners
-
-	DecodedBytes  int64   `json:"decoded_bytes"`   // HDF5 chunks decoded, all node readers
-	DecodeSeconds float64 `json:"decode_seconds"`  // decoder time, summed over decoders
-	DecodeMBPerS  float64 `json:"decode_mb_per_s"` // decoded bytes per decoder-second (one core's rate)
-}
-
 // SummarizeEpochs turns the samples of one measurement into one
 // EpochFigures per epoch, in the order of the first sample's epochs.
 // loaderCounts says the loader counted its reads from storage (the modes
@@ -101,14 +74,14 @@ func SummarizeEpochs(samples []RankSample, fileBytes int64, loaderCounts bool) [
 		f.Seconds = max(f.EndS-prev, 0)
 		prev = max(prev, f.EndS)
 		f.StallMean = stallSum / float64(max(n, 1))
-		f.fillRates()
+		fillRates(&f)
 		out = append(out, f)
 	}
 	return out
 }
 
-// fillRates computes the rates and fractions from the counts.
-func (f *EpochFigures) fillRates() {
+// fillRates computes f's rates and fractions from its counts.
+func fillRates(f *EpochFigures) {
 	f.MBPerS = Rate(float64(f.Bytes), f.Seconds) / 1e6
 	f.CacheHitRate = Rate(float64(f.CacheHits), float64(f.Records))
 	f.ReadAmplification = Rate(float64(f.StorageBytes), float64(f.FileBytes))
@@ -123,7 +96,7 @@ func PeerEpochFigures(p PeerLine, fileBytes int64) []EpochFigures {
 	for _, e := range p.Epochs {
 		f := EpochFigures{Epoch: e.Epoch, Records: e.Records, Bytes: e.Bytes, Seconds: e.Seconds, EndS: e.End,
 			StorageBytes: e.StorageBytes, StorageCountedBy: "kernel", FileBytes: fileBytes, StallS: e.Stall, StallMean: e.Stall}
-		f.fillRates()
+		fillRates(&f)
 		out = append(out, f)
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
 // PeerLine is what one peer process reports: its share of the dataset.
@@ -25,18 +27,8 @@ type PeerLine struct {
 	Epochs         []PeerEpoch
 }
 
-// PeerEpoch is one epoch as a peer reports it (peers that read one epoch
-// and predate the per-epoch report have none). Times count from the start
-// of the peer's process.
-type PeerEpoch struct {
-	Epoch        int     `json:"epoch"`
-	Records      int64   `json:"records"`
-	Bytes        int64   `json:"bytes"`
-	Seconds      float64 `json:"seconds"`       // from the end of the epoch before (the first: the loop's start) to its last record
-	End          float64 `json:"end_s"`         // process start to the epoch's last record
-	Stall        float64 `json:"stall_s"`       // the consumer's wait for batches
-	StorageBytes int64   `json:"storage_bytes"` // the kernel's block input of the peer's processes in the epoch
-}
+// PeerEpoch is one epoch as a peer reports it (schema.PeerEpoch).
+type PeerEpoch = schema.PeerEpoch
 
 // ParsePeerLine finds the peer's result in its standard output: the last
 // line that is a JSON object. It needs consumer, records, bytes and seconds,
@@ -49,20 +41,7 @@ func ParsePeerLine(out []byte) (PeerLine, error) {
 		if len(line) == 0 || line[0] != '{' {
 			continue
 		}
-		var raw struct {
-			Consumer       *string     `json:"consumer"`
-			Records        *int64      `json:"records"`
-			Bytes          *int64      `json:"bytes"`
-			Digest         string      `json:"digest"`
-			Seconds        *float64    `json:"seconds"`
-			FirstBatch     float64     `json:"first_batch_s"`
-			Startup        float64     `json:"startup_s"`
-			ProcessStartup float64     `json:"process_startup_s"`
-			Loop           float64     `json:"loop_s"`
-			Index          float64     `json:"index_s"`
-			Total          float64     `json:"total_s"`
-			Epochs         []PeerEpoch `json:"epochs"`
-		}
+		var raw schema.PeerReport
 		if err := json.Unmarshal(line, &raw); err != nil {
 			return PeerLine{}, fmt.Errorf("bench: peer result %.80q: %w", line, err)
 		}

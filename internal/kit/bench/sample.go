@@ -60,7 +60,6 @@ func Summarize(samples []RankSample, withAU bool) Result {
 		r.Samples += s.Records
 		r.BatchesMax = max(r.BatchesMax, s.Batches)
 		r.Bytes += s.Bytes
-		r.digest += s.Digest
 		r.Seconds = max(r.Seconds, s.ProgramStartup+s.Wall)
 		r.StartupS = max(r.StartupS, s.ProgramStartup+s.Startup)
 		r.ProcessStartupS = max(r.ProcessStartupS, s.ProcessStartup)

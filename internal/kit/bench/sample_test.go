@@ -43,7 +43,7 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	if got := r.DigestSum(); got != 12 { // 2^63 + 2^63 + 5 + 7 wraps modulo 2^64
+	if got := DigestSum(samples); got != 12 { // 2^63 + 2^63 + 5 + 7 wraps modulo 2^64
 		t.Errorf("digest = %d, want 12", got)
 	}
 	if r.Type != TypeResult {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
 // ErrInput marks lines of lmdbio bench output the model cannot use.
@@ -30,28 +32,12 @@ type Reading struct {
 	Skipped map[string]int
 }
 
-// benchResult is the part of lmdbio bench's "result" line (pkg/bench
-// Result) the model reads.
+// benchResult is a bench "result" line (schema.Result) as the model reads
+// it: window_bytes is a pointer, to tell the lines of older runs, which did
+// not record the loader's settings, from a window of 0.
 type benchResult struct {
-	Type         string   `json:"type"`
-	Mode         string   `json:"mode"`
-	Nodes        int      `json:"nodes"`
-	Ranks        int      `json:"ranks"`
-	RanksPerNode int      `json:"ranks_per_node"`
-	Cache        string   `json:"cache"`
-	Consumer     string   `json:"consumer"`
-	Batch        int      `json:"batch"`
-	Epochs       int      `json:"epochs"`
-	Samples      int64    `json:"samples"`
-	Bytes        int64    `json:"bytes"`
-	Seconds      float64  `json:"seconds"`
-	Compute      float64  `json:"compute_s_per_batch"`
-	Direct       bool     `json:"direct"`
-	Stagger      int      `json:"stagger"`
-	IODepth      int      `json:"io_depth"`
-	Window       *float64 `json:"window_bytes"`
-	MaxSpan      float64  `json:"max_span_bytes"`
-	Synthetic    bool     `json:"synthetic"`
+	schema.Result
+	Window *float64 `json:"window_bytes"` // shadows Result.WindowBytes
 }
 
 // maxLine bounds one input line: bench lines are a few hundred bytes.
@@ -116,8 +102,8 @@ func observation(res benchResult, walk float64) (Observation, error) {
 		Config: Config{
 			Contender: c, Nodes: res.Nodes, RanksPerNode: rpn,
 			Workload: Workload{Bytes: float64(res.Bytes) / float64(epochs), Records: float64(res.Samples) / float64(epochs),
-				Batch: res.Batch, Epochs: epochs, Consumer: res.Consumer, Compute: res.Compute, WalkFraction: walk},
-			Loader: Loader{Direct: res.Direct, Stagger: res.Stagger, IODepth: res.IODepth, Window: *res.Window, MaxSpan: res.MaxSpan},
+				Batch: res.Batch, Epochs: epochs, Consumer: res.Consumer, Compute: res.ComputePerBatch, WalkFraction: walk},
+			Loader: Loader{Direct: res.Direct, Stagger: res.Stagger, IODepth: res.IODepth, Window: *res.Window, MaxSpan: float64(res.MaxSpanBytes)},
 		},
 		Seconds:   res.Seconds,
 		Synthetic: res.Synthetic,

@@ -2,9 +2,12 @@ package model
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
 const resultLine = `{"type":"result","round":1,"mode":"lmdb","ranks":8,"nodes":2,"ranks_per_node":4,"cache":"cold",` +
@@ -98,4 +101,21 @@ func FuzzReadObservations(f *testing.F) {
 			_ = Predict(Lustre().Params, o.Config)
 		}
 	})
+}
+
+// TestBenchLineSchema: the result lines BenchLine writes are bench result
+// lines: each decodes into schema.Result with no field it does not declare.
+func TestBenchLineSchema(t *testing.T) {
+	for _, o := range Synthesize(emulated(), testDesign([]int{2})[:20], 0.05, 9) {
+		line := BenchLine(o)
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		var r schema.Result
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if r.Type != schema.TypeResult || !r.Synthetic || r.Nodes != o.Nodes || float64(r.WindowBytes) != o.Window {
+			t.Errorf("%s decoded as %+v", line, r)
+		}
+	}
 }

@@ -1,8 +1,6 @@
-package bench
+package schema
 
-import "fmt"
-
-// The "type" of every JSON line `lmdbio bench --json` prints.
+// The "type" of every JSON line `lmdbio-bench bench --json` prints.
 const (
 	TypeResult   = "result"    // one contender (a loader mode) in one measurement
 	TypeLimit    = "limit"     // a sequential read of the data file
@@ -86,11 +84,11 @@ type Result struct {
 	AUMin  float64 `json:"au_min"` // with a workload: the least busy learner's utilisation
 	AUMean float64 `json:"au_mean"`
 
-	digest uint64 // the sum behind Digest
+	// Synthetic marks a line a model made from known parameters
+	// (lmdbio-bench model synth), never measured: the report refuses it.
+	// Measured lines leave it out.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
-
-// DigestSum is the digest summed over the samples that made the result.
-func (r Result) DigestSum() uint64 { return r.digest }
 
 // Limit is a "limit" line: one probe of the storage's sequential
 // throughput, reading the whole data file the way a tuned reader would
@@ -234,5 +232,29 @@ type Ratio struct {
 	PairedHigh float64 `json:"paired_high,omitempty"`
 }
 
-// FormatDigest prints a digest sum as lmdbio digest does: 16 hex digits.
-func FormatDigest(d uint64) string { return fmt.Sprintf("%016x", d) }
+// EpochFigures are the measured fields of an "epoch" line: one epoch of
+// one contender, all ranks together. The caller fills in what was measured
+// (contender, round, ranks...).
+type EpochFigures struct {
+	Epoch   int     `json:"epoch"`
+	Records int64   `json:"records"` // delivered to all learners
+	Bytes   int64   `json:"bytes"`   // value bytes delivered
+	Seconds float64 `json:"seconds"` // the epoch's share of the window (see SummarizeEpochs)
+	EndS    float64 `json:"end_s"`   // program start to the epoch's last batch, slowest learner
+	MBPerS  float64 `json:"mb_per_s"`
+
+	StorageBytes      int64   `json:"storage_bytes"`      // read from the dataset file, all node readers (or as StorageCountedBy says)
+	StorageCountedBy  string  `json:"storage_counted_by"` // "loader" (its node readers' reads) or "kernel" (block input of the processes)
+	ExchangeBytes     int64   `json:"exchange_bytes"`     // values sent between nodes
+	CacheHits         int64   `json:"cache_hits"`         // records served from a node cache filled in an earlier window
+	CacheHitRate      float64 `json:"cache_hit_rate"`     // cache_hits / records
+	FileBytes         int64   `json:"file_bytes"`         // size of the data file
+	ReadAmplification float64 `json:"read_amplification"` // storage_bytes / file_bytes
+
+	StallS    float64 `json:"stall_s"`      // the most any learner waited for data in the epoch
+	StallMean float64 `json:"stall_s_mean"` // mean over learners
+
+	DecodedBytes  int64   `json:"decoded_bytes"`   // HDF5 chunks decoded, all node readers
+	DecodeSeconds float64 `json:"decode_seconds"`  // decoder time, summed over decoders
+	DecodeMBPerS  float64 `json:"decode_mb_per_s"` // decoded bytes per decoder-second (one core's rate)
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
 // ErrBadInput is the class of every error about the content of an input
@@ -73,7 +75,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		return errors.New(`no "type" field`)
 	}
 	switch *head.Type {
-	case "result":
+	case schema.TypeResult:
 		var r Result
 		if err := decode(b, &r); err != nil {
 			return err
@@ -90,7 +92,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		setLabel(&r.Storage, label)
 		r.Run = name
 		ds.Results = append(ds.Results, r)
-	case "limit":
+	case schema.TypeLimit:
 		var l Limit
 		if err := decode(b, &l); err != nil {
 			return err
@@ -111,7 +113,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		setLabel(&l.Storage, label)
 		l.Run = name
 		ds.Limits = append(ds.Limits, l)
-	case "peer":
+	case schema.TypePeer:
 		var p Peer
 		if err := decode(b, &p); err != nil {
 			return err
@@ -135,7 +137,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		setLabel(&p.Storage, label)
 		p.Run = name
 		ds.Peers = append(ds.Peers, p)
-	case "au-search":
+	case schema.TypeAUSearch:
 		var a AUSearch
 		if err := decode(b, &a); err != nil {
 			return err
@@ -145,7 +147,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		}
 		setLabel(&a.Storage, label)
 		ds.AUSearches = append(ds.AUSearches, a)
-	case "epoch":
+	case schema.TypeEpoch:
 		var e Epoch
 		if err := decode(b, &e); err != nil {
 			return err
@@ -161,7 +163,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		}
 		setLabel(&e.Storage, label)
 		ds.Epochs = append(ds.Epochs, e)
-	case "shuffle-quality":
+	case schema.TypeShuffleQuality:
 		var q Quality
 		if err := decode(b, &q); err != nil {
 			return err
@@ -170,19 +172,19 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 			return errors.New(`shuffle-quality: needs "shuffle" and "records" > 0`)
 		}
 		ds.Qualities = append(ds.Qualities, q)
-	case "residual":
+	case schema.TypeResidual:
 		var r Residual
 		if err := decode(b, &r); err != nil {
 			return err
 		}
 		ds.Residuals = append(ds.Residuals, r)
-	case "fit":
+	case schema.TypeFit:
 		var f Fit
 		if err := decode(b, &f); err != nil {
 			return err
 		}
 		ds.Fits = append(ds.Fits, f)
-	case "prediction":
+	case schema.TypePrediction:
 		var p Prediction
 		if err := decode(b, &p); err != nil {
 			return err

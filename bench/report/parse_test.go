@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
 func TestParseRecords(t *testing.T) {
@@ -193,5 +197,35 @@ func TestParseOlderLinesAndSynthetic(t *testing.T) {
 		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "synthetic") {
 			t.Errorf("%s: err = %v, want a refusal", line, err)
 		}
+	}
+}
+
+// TestParsesWhatTheBenchWrites: a line marshalled from the bench's own types
+// comes back whole, the report's labels added.
+func TestParsesWhatTheBenchWrites(t *testing.T) {
+	res := schema.Result{Type: schema.TypeResult, Round: 2, Mode: "default", Contender: "default/global", Shuffle: "global",
+		Ranks: 8, Nodes: 2, RanksPerNode: 4, Cache: "cold", Consumer: "touch", Workload: "none", Batch: 64, Epochs: 2,
+		Samples: 4000, Bytes: 4e8, Seconds: 2, SamplesPerS: 2000, MBPerS: 200, FirstBatchMax: 0.5, ShmBytes: 1 << 20, StallMean: 0.1}
+	lim := schema.Limit{Type: schema.TypeLimit, Round: 2, Cache: "cold", Probe: "direct:4x2:16MiB", Direct: true, Streams: 4,
+		Depth: 2, RequestBytes: 16 << 20, Hosts: 1, Bytes: 4e8, Seconds: 1, MBPerS: 400}
+	var in bytes.Buffer
+	for _, v := range []any{res, lim} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Write(append(b, '\n'))
+	}
+	var ds Dataset
+	if err := Parse(&in, "run.jsonl", "local", &ds); err != nil {
+		t.Fatal(err)
+	}
+	want := res
+	want.Mode = res.Contender // the report names a result by its contender
+	if len(ds.Results) != 1 || ds.Results[0].resultLine != want || ds.Results[0].Storage != "local" || ds.Results[0].Run != "run.jsonl" {
+		t.Errorf("results %+v\nwant %+v", ds.Results, want)
+	}
+	if len(ds.Limits) != 1 || ds.Limits[0].limitLine != lim || ds.Limits[0].Storage != "local" {
+		t.Errorf("limits %+v\nwant %+v", ds.Limits, lim)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
 // res is a compact constructor for test results.
 func res(storage, consumer, cache, mode string, ranks int, mb float64) Result {
-	return Result{Storage: storage, Consumer: consumer, Cache: cache, Mode: mode, Ranks: ranks, Nodes: 1, MBPerS: mb, SamplesPerS: mb * 10}
+	return Result{Storage: storage, resultLine: schema.Result{Consumer: consumer, Cache: cache, Mode: mode, Ranks: ranks, Nodes: 1, MBPerS: mb, SamplesPerS: mb * 10}}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -21,7 +23,7 @@ func TestGroupsSplitStorageAndConsumer(t *testing.T) {
 		res("local", "sha256", "cold", "lmdb", 4, 1),
 		res("local", "touch", "warm", "lmdb", 4, 1),
 	}
-	keys, m := groups(rs, []Peer{{Storage: "pfsemu", Consumer: "sha256"}, {Storage: "local", Consumer: "touch"}})
+	keys, m := groups(rs, []Peer{{Storage: "pfsemu", peerLine: schema.Peer{Consumer: "sha256"}}, {Storage: "local", peerLine: schema.Peer{Consumer: "touch"}}})
 	want := []Group{{"local", "sha256"}, {"local", "touch"}, {"pfsemu", "sha256"}, {"pfsemu", "touch"}}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("groups = %v, want %v", keys, want)
@@ -74,18 +76,18 @@ func TestStudyRatios(t *testing.T) {
 			res("local", "touch", "cold", "lmm", 4, 700),
 			res("local", "touch", "cold", "default", 4, 1500),
 			// an accelerator workload never enters the study
-			{Storage: "local", Consumer: "touch", Cache: "cold", Mode: "default", Ranks: 4, Workload: "resnet50", MBPerS: 1},
+			{Storage: "local", resultLine: schema.Result{Consumer: "touch", Cache: "cold", Mode: "default", Ranks: 4, Workload: "resnet50", MBPerS: 1}},
 			// warm has no limit line: × limit falls back to the bench's own fraction
-			{Storage: "local", Consumer: "touch", Cache: "warm", Mode: "default", Ranks: 4, MBPerS: 5000, FractionOfLimit: 0.4},
+			{Storage: "local", resultLine: schema.Result{Consumer: "touch", Cache: "warm", Mode: "default", Ranks: 4, MBPerS: 5000, FractionOfLimit: 0.4}},
 		},
 		Limits: []Limit{
 			// the limit of a round is its fastest probe: 1500, 1700, 1600
-			{Storage: "local", Cache: "cold", Round: 1, Probe: "buffered:1x1:16MiB", MBPerS: 1500},
-			{Storage: "local", Cache: "cold", Round: 1, Probe: "direct:1x1:16MiB", Direct: true, MBPerS: 100},
-			{Storage: "local", Cache: "cold", Round: 2, Probe: "direct:4x2:16MiB", Direct: true, MBPerS: 1700},
-			{Storage: "local", Cache: "cold", Round: 2, Probe: "buffered:1x1:16MiB", MBPerS: 900},
-			{Storage: "local", Cache: "cold", Round: 3, Probe: "buffered:1x1:16MiB", MBPerS: 1600},
-			{Storage: "pfsemu", Cache: "cold", Round: 1, MBPerS: 1}, // another storage's limit
+			{Storage: "local", limitLine: schema.Limit{Cache: "cold", Round: 1, Probe: "buffered:1x1:16MiB", MBPerS: 1500}},
+			{Storage: "local", limitLine: schema.Limit{Cache: "cold", Round: 1, Probe: "direct:1x1:16MiB", Direct: true, MBPerS: 100}},
+			{Storage: "local", limitLine: schema.Limit{Cache: "cold", Round: 2, Probe: "direct:4x2:16MiB", Direct: true, MBPerS: 1700}},
+			{Storage: "local", limitLine: schema.Limit{Cache: "cold", Round: 2, Probe: "buffered:1x1:16MiB", MBPerS: 900}},
+			{Storage: "local", limitLine: schema.Limit{Cache: "cold", Round: 3, Probe: "buffered:1x1:16MiB", MBPerS: 1600}},
+			{Storage: "pfsemu", limitLine: schema.Limit{Cache: "cold", Round: 1, MBPerS: 1}}, // another storage's limit
 		},
 	}
 	rep := Build(ds, Options{})
@@ -141,12 +143,12 @@ func TestPeersComparedOnlyWithTheSameConsumer(t *testing.T) {
 			res("pfsemu", "sha256", "cold", "default", 4, 500),
 		},
 		Peers: []Peer{
-			{Storage: "local", Consumer: "sha256", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 400},
-			{Storage: "local", Consumer: "sha256", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 200},
-			{Storage: "local", Consumer: "sha256", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 600},
-			{Storage: "local", Consumer: "sha256", Peer: "caffe", Cache: "warm", Ranks: 2, MBPerS: 600}, // no default to compare
-			{Storage: "local", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 250},
-			{Storage: "pfsemu", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 50}, // lmdbio ran sha256 only
+			{Storage: "local", peerLine: schema.Peer{Consumer: "sha256", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 400}},
+			{Storage: "local", peerLine: schema.Peer{Consumer: "sha256", Peer: "torch-readahead", Cache: "cold", Ranks: 4, MBPerS: 200}},
+			{Storage: "local", peerLine: schema.Peer{Consumer: "sha256", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 600}},
+			{Storage: "local", peerLine: schema.Peer{Consumer: "sha256", Peer: "caffe", Cache: "warm", Ranks: 2, MBPerS: 600}}, // no default to compare
+			{Storage: "local", peerLine: schema.Peer{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 250}},
+			{Storage: "pfsemu", peerLine: schema.Peer{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 50}}, // lmdbio ran sha256 only
 		},
 	}
 	rep := Build(ds, Options{})
@@ -190,8 +192,8 @@ func TestAboveLimitFlagged(t *testing.T) {
 			res("local", "touch", "warm", "lmdb", 4, 3000),    // mmap in place: above
 			res("local", "touch", "warm", "default", 4, 1050), // within 10 %
 		},
-		Peers:  []Peer{{Storage: "local", Consumer: "touch", Peer: "caffe", Cache: "warm", Ranks: 4, MBPerS: 2000}},
-		Limits: []Limit{{Storage: "local", Cache: "warm", Round: 1, Probe: "buffered:1x1:16MiB", MBPerS: 1000}},
+		Peers:  []Peer{{Storage: "local", peerLine: schema.Peer{Consumer: "touch", Peer: "caffe", Cache: "warm", Ranks: 4, MBPerS: 2000}}},
+		Limits: []Limit{{Storage: "local", limitLine: schema.Limit{Cache: "warm", Round: 1, Probe: "buffered:1x1:16MiB", MBPerS: 1000}}},
 	}
 	rep := Build(ds, Options{})
 	rows := rep.Studies[0].Rows
@@ -219,10 +221,10 @@ func TestLimitPerHosts(t *testing.T) {
 	}
 	ds := &Dataset{
 		Results: []Result{on(2, 1500), on(8, 1500)},
-		Peers: []Peer{{Storage: "hosts", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 100},
-			{Storage: "hosts", Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 32, MBPerS: 100}},
-		Limits: []Limit{{Storage: "hosts", Cache: "cold", Round: 1, Probe: "direct:4x2:16MiB", Hosts: 2, MBPerS: 1000},
-			{Storage: "hosts", Cache: "cold", Round: 1, Probe: "direct:4x2:16MiB", Hosts: 8, MBPerS: 3000}},
+		Peers: []Peer{{Storage: "hosts", peerLine: schema.Peer{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 100}},
+			{Storage: "hosts", peerLine: schema.Peer{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 32, MBPerS: 100}}},
+		Limits: []Limit{{Storage: "hosts", limitLine: schema.Limit{Cache: "cold", Round: 1, Probe: "direct:4x2:16MiB", Hosts: 2, MBPerS: 1000}},
+			{Storage: "hosts", limitLine: schema.Limit{Cache: "cold", Round: 1, Probe: "direct:4x2:16MiB", Hosts: 8, MBPerS: 3000}}},
 	}
 	rep := Build(ds, Options{})
 	if len(rep.Limits) != 2 || rep.Limits[0].Hosts != 2 || rep.Limits[1].Hosts != 8 {
@@ -252,9 +254,9 @@ func TestScalingAndFirstBatch(t *testing.T) {
 			r("lmdb", 1, 100, 0.1, 0.1, 0.1), r("lmdb", 4, 200, 0.8, 0.4, 0.2), r("lmdb", 4, 400, 1.0, 0.5, 0.2),
 			r("default", 2, 900, 0.05, 0.04, 0.03),
 		},
-		Peers: []Peer{{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 50, FirstBatchMax: 2},
-			{Consumer: "sha256", Peer: "caffe", Cache: "cold", Ranks: 2, MBPerS: 50}}, // another table
-		Limits: []Limit{{Cache: "cold", MBPerS: 1000}, {Cache: "cold", Direct: true, MBPerS: 800}},
+		Peers: []Peer{{peerLine: schema.Peer{Consumer: "touch", Peer: "caffe", Cache: "cold", Ranks: 8, MBPerS: 50, FirstBatchMax: 2}},
+			{peerLine: schema.Peer{Consumer: "sha256", Peer: "caffe", Cache: "cold", Ranks: 2, MBPerS: 50}}}, // another table
+		Limits: []Limit{{limitLine: schema.Limit{Cache: "cold", MBPerS: 1000}}, {limitLine: schema.Limit{Cache: "cold", Direct: true, MBPerS: 800}}},
 	}
 	rep := Build(ds, Options{})
 	if len(rep.Scaling) != 2 || len(rep.FirstBatch) != 2 {
@@ -308,7 +310,7 @@ func TestMachineLines(t *testing.T) {
 func TestPeersUseFullStackWhenNoDefault(t *testing.T) {
 	ds := &Dataset{
 		Results: []Result{res("", "", "cold", FullStackMode, 4, 800), res("", "", "cold", "lmdb", 4, 100)},
-		Peers:   []Peer{{Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 200}},
+		Peers:   []Peer{{peerLine: schema.Peer{Peer: "caffe", Cache: "cold", Ranks: 4, MBPerS: 200}}},
 	}
 	p := Build(ds, Options{}).Peers[0]
 	if p.Default != FullStackMode || p.Rows[0].Ratio != 4 {
@@ -352,7 +354,7 @@ func TestStudyPairedByRunAndRound(t *testing.T) {
 // rounds alike stay apart.
 func TestLimitPairedByRunAndRound(t *testing.T) {
 	lim := func(run string, round int, probe string, mbps float64) Limit {
-		return Limit{Storage: "local", Cache: "cold", Run: run, Round: round, Probe: probe, MBPerS: mbps}
+		return Limit{Storage: "local", Run: run, limitLine: schema.Limit{Cache: "cold", Round: round, Probe: probe, MBPerS: mbps}}
 	}
 	def := func(run string, round int, mbps float64) Result {
 		r := res("local", "touch", "cold", "default", 8, mbps)

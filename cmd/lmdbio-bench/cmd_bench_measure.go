@@ -43,9 +43,9 @@ func (r *benchRun) measureMode(s benchStep) {
 	res.ComputePerBatch = r.cfg.workload.Compute.Seconds()
 	res.Direct, res.Stagger, res.IODepth, res.WindowBytes, res.MaxSpanBytes = samples[0].Direct, lopt.Stagger, lopt.IODepth, lopt.Window, lopt.MaxSpan
 	res.FractionOfLimit = r.fractionOfLimit(s.round, s.cache, res.MBPerS)
-	hasDigest := s.consumer == bench.SHA256
+	hasDigest, digest := s.consumer == bench.SHA256, bench.DigestSum(samples)
 	if hasDigest {
-		res.Digest = bench.FormatDigest(res.DigestSum())
+		res.Digest = bench.FormatDigest(digest)
 	}
 	r.out.result(res)
 	for _, f := range bench.SummarizeEpochs(samples, r.fileBytes, lopt.Mode.PROV) {
@@ -55,7 +55,7 @@ func (r *benchRun) measureMode(s benchStep) {
 			EpochFigures: f})
 	}
 	r.check(bench.Delivery{Name: fmt.Sprintf("%s on %d ranks (round %d, %s, %s)", s.mode.label, s.ranks, s.round, s.cache, s.consumer),
-		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: res.DigestSum(), HasDigest: hasDigest})
+		Epochs: lopt.Epochs, Records: res.Samples, Bytes: res.Bytes, Digest: digest, HasDigest: hasDigest})
 }
 
 // gatherSamples collects every rank's sample of a measurement at rank 0

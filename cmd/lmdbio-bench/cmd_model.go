@@ -13,6 +13,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
 	"github.com/lmdbio/lmdbio/internal/kit/model"
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 	"github.com/lmdbio/lmdbio/internal/units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -330,23 +331,6 @@ prints one object per line: a "params" line, "assumption" lines, then a
 	return cmd
 }
 
-// predictionLine is a "prediction" line of model predict --json.
-type predictionLine struct {
-	Type         string  `json:"type"`
-	Contender    string  `json:"contender"`
-	Nodes        int     `json:"nodes"`
-	RanksPerNode int     `json:"ranks_per_node"`
-	Seconds      float64 `json:"seconds"`
-	MBPerS       float64 `json:"mb_per_s"`
-	FirstEpoch   float64 `json:"first_epoch_s"`
-	LaterEpoch   float64 `json:"later_epoch_s"`
-	Bottleneck   string  `json:"bottleneck"`
-	Streams      float64 `json:"streams"`
-	RequestBytes float64 `json:"request_bytes"`
-	StorageBytes float64 `json:"storage_bytes"`
-	StorageMBPS  float64 `json:"storage_mb_per_s"`
-}
-
 func runModelPredict(pf paramsFlags, wf workloadFlags, nodesFlag, rpnFlag, contendersFlag, out string, asJSON bool) error {
 	params, err := pf.load()
 	if err != nil {
@@ -428,7 +412,7 @@ func printPredictions(w io.Writer, points []model.Point, contenders []model.Cont
 		return nil
 	}
 	for _, p := range points {
-		if err := emitJSON(w, predictionLine{Type: "prediction", Contender: string(p.Contender), Nodes: p.Nodes,
+		if err := emitJSON(w, schema.Prediction{Type: schema.TypePrediction, Contender: string(p.Contender), Nodes: p.Nodes,
 			RanksPerNode: p.RanksPerNode, Seconds: p.Seconds, MBPerS: p.MBPerS, FirstEpoch: p.FirstEpoch,
 			LaterEpoch: p.LaterEpoch, Bottleneck: p.Bottleneck, Streams: p.Streams, RequestBytes: p.RequestBytes,
 			StorageBytes: p.StorageBytes, StorageMBPS: p.StorageMBPerS}); err != nil {

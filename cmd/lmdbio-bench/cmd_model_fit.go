@@ -13,6 +13,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/kit/bench/figure"
 	"github.com/lmdbio/lmdbio/internal/kit/model"
+	"github.com/lmdbio/lmdbio/internal/kit/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -81,43 +82,6 @@ units (rates are in bytes per second) give that.`,
 	return cmd
 }
 
-// residualLine is a "residual" line of model fit --json.
-type residualLine struct {
-	Type         string  `json:"type"`
-	Set          string  `json:"set"`                // "fit" or "held-out"
-	HoldOut      string  `json:"hold_out,omitempty"` // the fit's --hold-out selectors, joined by "; "
-	Source       string  `json:"source"`
-	Contender    string  `json:"contender"`
-	Nodes        int     `json:"nodes"`
-	RanksPerNode int     `json:"ranks_per_node"`
-	Consumer     string  `json:"consumer"`
-	Stagger      int     `json:"stagger"`
-	Direct       bool    `json:"direct"`
-	Measured     float64 `json:"measured_s"`
-	Predicted    float64 `json:"predicted_s"`
-	Error        float64 `json:"error"` // (predicted - measured) / measured
-}
-
-// fitLine is the "fit" summary line of model fit --json.
-type fitLine struct {
-	Type          string             `json:"type"`
-	Observations  int                `json:"observations"`
-	Skipped       map[string]int     `json:"skipped"`
-	Free          []string           `json:"free"`
-	StdErr        map[string]float64 `json:"std_err"` // relative; -1 when the runs do not constrain it
-	RMS           float64            `json:"rms"`
-	HoldOut       []string           `json:"hold_out"`
-	HeldOut       int                `json:"held_out"`
-	HeldOutWithin int                `json:"held_out_within_15_percent"`
-	HeldOutWorst  float64            `json:"held_out_worst_error"`
-	HeldOutRMS    float64            `json:"held_out_rms"`
-	// Configurations held out, and those whose median run is predicted
-	// within 15%.
-	HeldOutConfigs       int  `json:"held_out_configurations"`
-	HeldOutConfigsWithin int  `json:"held_out_configurations_within_15_percent"`
-	Synthetic            bool `json:"synthetic"` // some runs were made up by model synth
-}
-
 func runModelFit(opt modelFitOptions, files []string) error {
 	start, err := opt.params.load()
 	if err != nil {
@@ -162,7 +126,7 @@ func runModelFit(opt modelFitOptions, files []string) error {
 	fitted.Params, fitted.Name = res.Params, "fitted"
 	fitted.Sources = append(fitted.Sources[:0:0], fmt.Sprintf("fitted by lmdbio-bench model fit to %d runs from %v", len(train), files))
 	heldRes := model.Residuals(res.Params, held)
-	summary := fitLine{Type: "fit", Observations: len(train), Skipped: skipped, Free: res.Free, StdErr: map[string]float64{},
+	summary := schema.Fit{Type: schema.TypeFit, Observations: len(train), Skipped: skipped, Free: res.Free, StdErr: map[string]float64{},
 		RMS: res.RMS, HoldOut: opt.holdOut, HeldOut: len(held)}
 	summary.HeldOutConfigs, summary.HeldOutConfigsWithin = configsWithin(heldRes)
 	for k, v := range res.StdErr {
@@ -254,7 +218,7 @@ func readObservations(files []string, walk float64) ([]model.Observation, map[st
 	return obs, skipped, nil
 }
 
-func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Residual, summary fitLine) error {
+func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Residual, summary schema.Fit) error {
 	if err := emitJSON(w, paramsLine(fitted)); err != nil {
 		return err
 	}
@@ -263,7 +227,7 @@ func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Resi
 		rs   []model.Residual
 	}{{"fit", train}, {"held-out", held}} {
 		for _, r := range set.rs {
-			if err := emitJSON(w, residualLine{Type: "residual", Set: set.name, HoldOut: strings.Join(summary.HoldOut, "; "),
+			if err := emitJSON(w, schema.Residual{Type: schema.TypeResidual, Set: set.name, HoldOut: strings.Join(summary.HoldOut, "; "),
 				Source: r.Source, Contender: string(r.Contender), Nodes: r.Nodes, RanksPerNode: r.RanksPerNode,
 				Consumer: r.Consumer, Stagger: r.Stagger, Direct: r.Direct, Measured: r.Seconds,
 				Predicted: r.Predicted, Error: r.Error}); err != nil {
@@ -274,7 +238,7 @@ func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Resi
 	return emitJSON(w, summary)
 }
 
-func printFit(w io.Writer, fitted model.ParamsFile, res model.FitResult, held []model.Residual, s fitLine) {
+func printFit(w io.Writer, fitted model.ParamsFile, res model.FitResult, held []model.Residual, s schema.Fit) {
 	if s.Synthetic {
 		fmt.Fprintln(w, "note: some runs are synthetic (lmdbio-bench model synth), not measurements")
 	}

@@ -9,6 +9,13 @@ const (
 	TypeSummary  = "summary"   // medians and spreads over rounds
 	TypeRatio    = "ratio"     // one contender's median over another's
 	TypeEpoch    = "epoch"     // one epoch of a result or a peer
+
+	// lmdbio-bench shuffle-quality's lines.
+	TypeShuffleQuality = "shuffle-quality" // one shuffle's quality (ShuffleQuality)
+	// lmdbio-bench model's lines.
+	TypeResidual   = "residual"   // a run's measured and predicted time (Residual)
+	TypeFit        = "fit"        // the fit's summary (Fit)
+	TypePrediction = "prediction" // a predicted configuration (Prediction)
 )
 
 // Result is a "result" line: one loader mode measured once. Times are in

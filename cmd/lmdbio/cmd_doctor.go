@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
+	"github.com/lmdbio/lmdbio/internal/launch"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
@@ -111,9 +112,9 @@ func checkMPI(flavor topology.Flavor) check {
 
 func checkLaunchers(flavor topology.Flavor) []check {
 	var out []check
-	names := append(append([]string{}, mpirunNames[flavor]...), "srun", "sbatch", "salloc")
+	names := append(launch.MpirunNames(flavor), "srun", "sbatch", "salloc")
 	for _, name := range names {
-		path, err := lookPath(name)
+		path, err := exec.LookPath(name)
 		c := check{Name: "launcher " + name, Verdict: "ok", Value: path}
 		if err != nil {
 			c.Verdict, c.Problem, c.Found = "warn", "not-found", "not found"
@@ -128,7 +129,7 @@ func checkLaunchers(flavor topology.Flavor) []check {
 
 func checkSrunPlugins(flavor topology.Flavor) check {
 	c := check{Name: "srun --mpi plugins"}
-	srun, err := lookPath("srun")
+	srun, err := exec.LookPath("srun")
 	if err != nil {
 		c.Verdict, c.Found = "ok", "no Slurm here (lmdbio run uses mpirun)"
 		return c

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
-	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/internal/launch"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
 )
@@ -113,43 +111,8 @@ func runRun(cmd *cobra.Command, opt runOptions, args []string) error {
 	if err := opt.validate(cmd, args); err != nil {
 		return err
 	}
-	launcherArgs, err := splitWords(opt.launcherArgs)
-	if err != nil {
-		return cli.Usagef("--launcher-args: %v", err)
-	}
-	self, err := os.Executable()
-	if err != nil && opt.agent {
-		return fmt.Errorf("lmdbio run --agent: where is lmdbio itself? %w", err)
-	}
-	l, err := planLaunch(launchRequest{
-		ranks: opt.ranks, nodes: opt.nodes, perNode: opt.perNode, launcherArgs: launcherArgs, command: args,
-		learners: opt.learners, self: self,
-		getenv: os.Getenv, lookPath: lookPath,
-		flavor: topology.FlavorOf(mpi.LibraryVersion()),
-		cores:  runtime.NumCPU(), root: os.Geteuid() == 0,
-	})
-	if err != nil {
-		return cli.UsageError(err)
-	}
-	var tooMany error
-	if l.here.ranks > 0 {
-		tooMany = checkHostRoom(l.here, readHostLimits())
-	}
-	if opt.dryRun {
-		// The command is shown, and the refusal said as a run would say it.
-		fmt.Println(joinWords(append(append([]string{}, l.env...), l.argv...)))
-		return tooMany
-	}
-	if tooMany != nil {
-		return tooMany
-	}
-	if l.here.ranks > 0 {
-		raiseOpenFiles()
-	}
-	if l.note != "" {
-		fmt.Fprintln(os.Stderr, "lmdbio run: "+l.note)
-	}
-	return runLaunch(l)
+	return launch.Run(launch.Options{Ranks: opt.ranks, Nodes: opt.nodes, PerNode: opt.perNode, LauncherArgs: opt.launcherArgs,
+		DryRun: opt.dryRun, Agent: opt.agent, Learners: opt.learners, Command: args})
 }
 
 func (o runOptions) validate(cmd *cobra.Command, args []string) error {
@@ -172,8 +135,8 @@ func (o runOptions) validate(cmd *cobra.Command, args []string) error {
 		return cli.Usagef("CMD %s: not an executable file on this host's PATH or at that path", args[0])
 	}
 	switch {
-	case o.agent && (o.learners < 1 || o.learners > maxLearners):
-		return cli.Usagef("--agent needs --learners-per-node K, the learner processes to start on each node (1 to %d)", maxLearners)
+	case o.agent && (o.learners < 1 || o.learners > launch.MaxLearners):
+		return cli.Usagef("--agent needs --learners-per-node K, the learner processes to start on each node (1 to %d)", launch.MaxLearners)
 	case o.agent && o.perNode > 0:
 		return cli.Usagef("--ranks-per-node places MPI ranks; with --agent every node runs one agent, which starts --learners-per-node learners")
 	case !o.agent && f.Changed("learners-per-node"):

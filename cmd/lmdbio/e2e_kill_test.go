@@ -41,8 +41,9 @@ func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 func rankProcs(marker string) map[int]int {
 	out := map[int]int{}
 	for _, p := range procsWith(marker) {
-		if !strings.HasPrefix(p.cmdline, lmdbioBin+" ") || strings.HasPrefix(p.cmdline, lmdbioBin+" run ") {
-			continue
+		prog, rest, _ := strings.Cut(p.cmdline, " ")
+		if prog != lmdbioBin && prog != filepath.Join(filepath.Dir(lmdbioBin), "lmdbio-bench") || strings.HasPrefix(rest, "run ") {
+			continue // not a rank of lmdbio or of the kit (kitBinary), or lmdbio run itself
 		}
 		if r, err := strconv.Atoi(procEnv(p.pid, "OMPI_COMM_WORLD_RANK")); err == nil {
 			out[r] = p.pid

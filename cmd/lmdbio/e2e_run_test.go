@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
+	"github.com/lmdbio/lmdbio/internal/launch"
 	"github.com/lmdbio/lmdbio/internal/startup"
 )
 
@@ -406,7 +407,7 @@ func TestE2ERunLauncherKilled(t *testing.T) {
 				t.Errorf("6 s after lmdbio run was killed, the job still runs: %v", procsWith(marker))
 			}
 			t.Logf("job gone %v after the launcher was killed", time.Since(killed).Round(time.Millisecond))
-			guard := fmt.Sprintf("%s run-%d-", guardCommand, c.Process.Pid)
+			guard := fmt.Sprintf("%s run-%d-", launch.GuardCommand, c.Process.Pid)
 			if !waitFor(5*time.Second, func() bool { return len(procsWith(guard)) == 0 }) {
 				t.Errorf("the guard did not exit: %v", procsWith(guard))
 			}

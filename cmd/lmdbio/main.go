@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
+	"github.com/lmdbio/lmdbio/internal/launch"
 	"github.com/spf13/cobra"
 )
 
@@ -19,8 +20,8 @@ func main() {
 // run executes the command line and returns the process exit status. It is
 // separate from main so tests can call it.
 func run(args []string) int {
-	if len(args) > 0 && args[0] == guardCommand {
-		return runGuard(args[1:])
+	if len(args) > 0 && args[0] == launch.GuardCommand {
+		return launch.RunGuard(args[1:])
 	}
 	root := newRootCommand()
 	root.SetArgs(args)

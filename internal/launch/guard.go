@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"bufio"
@@ -35,10 +35,10 @@ import (
 // so the launcher never writes into a pipe without a reader while it ends
 // the job.
 
-// guardCommand is the hidden first argument that runs lmdbio as a guard:
+// GuardCommand is the hidden first argument that runs lmdbio as a guard:
 // lmdbio __guard JOB-ID LAUNCHER-PID LAUNCHER-START, with the control pipe
 // on stdin and the launcher's stderr and stdout on fds 3 and 4.
-const guardCommand = "__guard"
+const GuardCommand = "__guard"
 
 // guardGrace is how long the guard lets the launcher end the job itself.
 const guardGrace = 3 * time.Second
@@ -61,7 +61,7 @@ func startGuard(id string, pid int, start uint64, stderr, stdout *os.File) (*gua
 	defer ctlR.Close()
 	// /proc/self/exe is this very binary, even if its file was replaced
 	// since it started.
-	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"lmdbio", guardCommand, id, strconv.Itoa(pid), strconv.FormatUint(start, 10)}}
+	c := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"lmdbio", GuardCommand, id, strconv.Itoa(pid), strconv.FormatUint(start, 10)}}
 	c.Stdin, c.Stdout, c.Stderr = ctlR, os.Stdout, os.Stderr
 	c.ExtraFiles = []*os.File{stderr, stdout}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -98,18 +98,19 @@ func (g *guard) standDown() {
 	_ = g.cmd.Wait()
 }
 
-// runGuard is the guard process; it returns its exit status.
-func runGuard(args []string) int {
+// RunGuard is the guard process (lmdbio GuardCommand ARGS...); it
+// returns its exit status.
+func RunGuard(args []string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGPIPE)
 	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "lmdbio: "+guardCommand+" is started by lmdbio run")
+		fmt.Fprintln(os.Stderr, "lmdbio: "+GuardCommand+" is started by lmdbio run")
 		return cli.ExitUsage
 	}
 	id := args[0]
 	pid, err1 := strconv.Atoi(args[1])
 	start, err2 := strconv.ParseUint(args[2], 10, 64)
 	if err1 != nil || err2 != nil {
-		fmt.Fprintln(os.Stderr, "lmdbio: "+guardCommand+": bad launcher pid or start time")
+		fmt.Fprintln(os.Stderr, "lmdbio: "+GuardCommand+": bad launcher pid or start time")
 		return cli.ExitUsage
 	}
 	known := map[string]bool{}

@@ -1,8 +1,7 @@
-package main
+package launch
 
 import (
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -24,9 +23,9 @@ type launchRequest struct {
 	root                  bool
 }
 
-// launch is the command line lmdbio run executes, and what it adds to the
+// plan is the command line lmdbio run executes, and what it adds to the
 // environment.
-type launch struct {
+type plan struct {
 	argv []string
 	env  []string
 	note string // said on stderr before starting, e.g. that nodes are emulated
@@ -40,12 +39,12 @@ type localJob struct{ ranks, learners int }
 
 // planLaunch picks srun inside a Slurm allocation and mpirun elsewhere, with
 // the flags this MPI needs. It runs nothing.
-func planLaunch(r launchRequest) (launch, error) {
+func planLaunch(r launchRequest) (plan, error) {
 	if r.learners > 0 {
 		return planAgents(r)
 	}
 	if err := checkPlacement(r.ranks, r.nodes, r.perNode); err != nil {
-		return launch{}, err
+		return plan{}, err
 	}
 	if r.getenv("SLURM_JOB_ID") != "" {
 		return planSrun(r)
@@ -56,12 +55,12 @@ func planLaunch(r launchRequest) (launch, error) {
 // planAgents launches one agent per node, which starts the node's learners
 // (lmdbio run --agent): -n and -N both count nodes. Without an allocation
 // the nodes are emulated, each of one rank; without -n or -N there is one.
-func planAgents(r launchRequest) (launch, error) {
+func planAgents(r launchRequest) (plan, error) {
 	nodes := max(r.ranks, r.nodes)
 	if r.ranks > 0 && r.nodes > 0 && r.ranks != r.nodes {
-		return launch{}, fmt.Errorf("--agent runs one agent per node: -n %d and -N %d both count nodes and must agree", r.ranks, r.nodes)
+		return plan{}, fmt.Errorf("--agent runs one agent per node: -n %d and -N %d both count nodes and must agree", r.ranks, r.nodes)
 	}
-	r.command = append([]string{r.self, agentCommand, "--learners-per-node", strconv.Itoa(r.learners), "--"}, r.command...)
+	r.command = append([]string{r.self, AgentCommand, "--learners-per-node", strconv.Itoa(r.learners), "--"}, r.command...)
 	r.ranks, r.nodes, r.perNode = nodes, nodes, 1
 	if r.getenv("SLURM_JOB_ID") != "" {
 		return planSrun(r)
@@ -93,10 +92,10 @@ func checkPlacement(ranks, nodes, perNode int) error {
 	return nil
 }
 
-func planSrun(r launchRequest) (launch, error) {
+func planSrun(r launchRequest) (plan, error) {
 	srun, err := r.lookPath("srun")
 	if err != nil {
-		return launch{}, fmt.Errorf("inside Slurm job %s but srun is not on PATH", r.getenv("SLURM_JOB_ID"))
+		return plan{}, fmt.Errorf("inside Slurm job %s but srun is not on PATH", r.getenv("SLURM_JOB_ID"))
 	}
 	argv := []string{srun, "--mpi=" + r.flavor.SrunPlugin(), "--kill-on-bad-exit=1"}
 	if r.ranks > 0 {
@@ -109,7 +108,7 @@ func planSrun(r launchRequest) (launch, error) {
 		argv = append(argv, "--ntasks-per-node="+strconv.Itoa(r.perNode))
 	}
 	argv = append(argv, r.launcherArgs...)
-	return launch{argv: append(argv, r.command...)}, nil
+	return plan{argv: append(argv, r.command...)}, nil
 }
 
 // mpirunNames lists the launchers to look for, best first, per MPI family.
@@ -118,7 +117,13 @@ var mpirunNames = map[topology.Flavor][]string{
 	topology.MPICH:   {"mpiexec.mpich", "mpiexec.hydra", "mpirun.mpich", "mpiexec"},
 }
 
-func planMpirun(r launchRequest) (launch, error) {
+// MpirunNames lists the launchers lmdbio run looks for under flavor's MPI,
+// best first (for lmdbio doctor).
+func MpirunNames(flavor topology.Flavor) []string {
+	return append([]string(nil), mpirunNames[flavor]...)
+}
+
+func planMpirun(r launchRequest) (plan, error) {
 	names, ok := mpirunNames[r.flavor]
 	if !ok {
 		names = []string{"mpirun", "mpiexec"}
@@ -131,13 +136,13 @@ func planMpirun(r launchRequest) (launch, error) {
 		}
 	}
 	if mpirun == "" {
-		return launch{}, fmt.Errorf("no MPI launcher found (looked for %v): install %s, e.g. with scripts/deps.sh", names, r.flavor)
+		return plan{}, fmt.Errorf("no MPI launcher found (looked for %v): install %s, e.g. with scripts/deps.sh", names, r.flavor)
 	}
 	ranks, perNode, err := virtualNodes(r.ranks, r.nodes, r.perNode)
 	if err != nil {
-		return launch{}, err
+		return plan{}, err
 	}
-	var l launch
+	var l plan
 	l.argv = []string{mpirun}
 	if ranks > 0 {
 		l.argv = append(l.argv, "-n", strconv.Itoa(ranks))
@@ -221,6 +226,3 @@ func openMPIFlags(r launchRequest, ranks int, virtualNodes bool) []string {
 	}
 	return flags
 }
-
-// lookPath is exec.LookPath; a variable so tests can replace it.
-var lookPath = exec.LookPath

@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ var stopSignals = map[os.Signal]bool{syscall.SIGINT: true, syscall.SIGTERM: true
 // The launcher's output passes through lmdbio run, which reads the lines
 // in which the launcher names a rank killed by a signal (on stderr, or
 // stdout for MPICH's Hydra).
-func runLaunch(l launch) error {
+func runLaunch(l plan) error {
 	id := newRunID()
 	outR, outW, err := os.Pipe()
 	if err != nil {

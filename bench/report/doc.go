@@ -1,4 +1,4 @@
-// Command report turns the JSON lines printed by `lmdbio bench --json` into
+// Command report turns the JSON lines printed by `lmdbio-bench bench --json` into
 // a Markdown report and plots.
 //
 // Usage:
@@ -25,7 +25,7 @@
 // emulated accelerators per node that stays above the utilisation
 // threshold), "epoch" (one epoch of a mode or a peer: its time, storage and
 // exchange bytes, cache hits, stall, HDF5 decoding), "shuffle-quality"
-// (lmdbio shuffle-quality), "fit", "residual" and "prediction" (lmdbio
+// (lmdbio-bench shuffle-quality), "fit", "residual" and "prediction" (lmdbio
 // model fit and predict --json) and "machine" (where and when the run
 // happened). Other types
 // and unknown fields are ignored, and a "summary" line is ignored too:
@@ -39,7 +39,7 @@
 // from older runs are read as they were measured and the report says so:
 // limit lines without a probe were one stream of 16 MiB requests, peer lines
 // without a consumer hashed (sha256). Lines marked "synthetic" (made by
-// lmdbio model synth) are refused.
+// lmdbio-bench model synth) are refused.
 //
 // The program has three layers, each in its own files: parsing
 // (records.go, parse.go) turns lines into typed records; the tables

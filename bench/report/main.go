@@ -52,7 +52,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var ins inputs
-	fs.Var(&ins, "in", "`FILE[:LABEL]` of `lmdbio bench --json` lines (repeatable; - is stdin); LABEL sets the storage of every line")
+	fs.Var(&ins, "in", "`FILE[:LABEL]` of `lmdbio-bench bench --json` lines (repeatable; - is stdin); LABEL sets the storage of every line")
 	out := fs.String("out", "", "`DIR` to write results.md and the plots to (created if missing)")
 	machine := fs.String("machine", "", "`TEXT` describing the machine, instead of the input's machine lines")
 	studyRanks := fs.Int("study-ranks", 0, "rank count of the stacked-optimisation study (default: where most modes were measured)")
@@ -61,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: report -in FILE[:LABEL] [-in ...] -out DIR [-machine TEXT] [-study-ranks N] [-no-plots]")
 		fmt.Fprintln(stderr, "       report -paired -in FILE:LABEL -in FILE:LABEL")
-		fmt.Fprintln(stderr, "Writes results.md and plots (SVG and PNG) from `lmdbio bench --json` output.")
+		fmt.Fprintln(stderr, "Writes results.md and plots (SVG and PNG) from `lmdbio-bench bench --json` output.")
 		fmt.Fprintln(stderr, "Exit status: 0 ok, 1 could not write, 2 bad usage or bad input.")
 		fs.PrintDefaults()
 	}

@@ -100,7 +100,7 @@ func writeQuality(w io.Writer, qs []Quality) {
 	q0 := qs[0]
 	fmt.Fprintln(w, "## Shuffle quality")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Computed by `lmdbio shuffle-quality` from the loader's sampler and assignment (no data read): %d records,\n", q0.Records)
+	fmt.Fprintf(w, "Computed by `lmdbio-bench shuffle-quality` from the loader's sampler and assignment (no data read): %d records,\n", q0.Records)
 	fmt.Fprintf(w, "%d nodes, %d learners, global batch %d, %s. Same batch: how often two records adjacent in the file\n",
 		q0.Nodes, q0.Learners, q0.GlobalBatch, plural(q0.Epochs, "epoch"))
 	fmt.Fprintln(w, "land in the same global batch; displacement: the mean distance between a record's place in the file and")
@@ -135,7 +135,7 @@ func writeModel(w io.Writer, fits []Fit, rs []Residual, p PredictionTable) {
 		if f.Synthetic {
 			synthetic = " (some runs synthetic)"
 		}
-		fmt.Fprintf(w, "`lmdbio model fit` holding out %s: %d runs fitted%s, free parameters %v, rms error %.1f %%; held out %d runs, %d within\n",
+		fmt.Fprintf(w, "`lmdbio-bench model fit` holding out %s: %d runs fitted%s, free parameters %v, rms error %.1f %%; held out %d runs, %d within\n",
 			holdOutName(strings.Join(f.HoldOut, "; ")), f.Observations, synthetic, f.Free, 100*f.RMS, f.HeldOut, f.HeldOutWithin)
 		fmt.Fprintf(w, "15 %%, worst %.1f %%; %d held-out configurations, the median run of %d within 15 %%.\n\n",
 			100*f.HeldOutWorst, f.HeldOutConfigs, f.HeldOutConfigsWithin)
@@ -158,7 +158,7 @@ func writeModel(w io.Writer, fits []Fit, rs []Residual, p PredictionTable) {
 		tab.write(w)
 	}
 	if len(p.Contenders) > 0 {
-		fmt.Fprintf(w, "### `lmdbio model predict`: MB/s delivered, %d learners per node\n\n", p.RanksPerNode)
+		fmt.Fprintf(w, "### `lmdbio-bench model predict`: MB/s delivered, %d learners per node\n\n", p.RanksPerNode)
 		tab := table{header: []string{"contender"}, right: []bool{false}}
 		for _, n := range p.Nodes {
 			tab.header = append(tab.header, plural(n, "node"))
@@ -176,7 +176,7 @@ func writeModel(w io.Writer, fits []Fit, rs []Residual, p PredictionTable) {
 			tab.rows = append(tab.rows, append(row, orDash(p.Bottleneck[c])))
 		}
 		tab.write(w)
-		fmt.Fprintln(w, "The model's figures, not measurements; `lmdbio model params` lists every assumption behind them.")
+		fmt.Fprintln(w, "The model's figures, not measurements; `lmdbio-bench model params` lists every assumption behind them.")
 		fmt.Fprintln(w)
 	}
 }

@@ -2,7 +2,7 @@ package main
 
 import "sort"
 
-// PredictionTable is lmdbio model predict's MB/s per contender at a few
+// PredictionTable is lmdbio-bench model predict's MB/s per contender at a few
 // node counts (powers of four and the largest), one learner count.
 type PredictionTable struct {
 	RanksPerNode int

@@ -208,7 +208,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 }
 
 // errSynthetic refuses lines a model made up: a report shows measurements.
-var errSynthetic = errors.New(`a "synthetic" line (made by lmdbio model synth from known parameters), not a measurement`)
+var errSynthetic = errors.New(`a "synthetic" line (made by lmdbio-bench model synth from known parameters), not a measurement`)
 
 // legacyProbe is the probe of a limit line from before the probes: one
 // stream, one 16 MiB request at a time.

@@ -3,7 +3,7 @@ package main
 import "github.com/lmdbio/lmdbio/internal/kit/bench/stats"
 
 // Summary describes the values measured for one cell over its rounds: the
-// median and the min–max spread, as lmdbio bench computes them. The zero
+// median and the min–max spread, as lmdbio-bench bench computes them. The zero
 // Summary (N == 0) means "not measured".
 type Summary = stats.Spread
 
@@ -58,7 +58,7 @@ func medianOf[T any](rs []T, f func(T) float64) Summary {
 }
 
 // aboveLimit reports whether a contender's cell exceeds the storage's limit
-// by more than the noise band of the two (lmdbio bench's rule).
+// by more than the noise band of the two (lmdbio-bench bench's rule).
 func aboveLimit(cell Summary, lim LimitRow) bool {
 	if cell.N == 0 || lim.Best.N == 0 {
 		return false

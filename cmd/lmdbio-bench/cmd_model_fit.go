@@ -219,7 +219,7 @@ func readObservations(files []string, walk float64) ([]model.Observation, map[st
 }
 
 func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Residual, summary schema.Fit) error {
-	if err := emitJSON(w, paramsLine(fitted)); err != nil {
+	if err := cli.PrintJSON(w, paramsLine(fitted)); err != nil {
 		return err
 	}
 	for _, set := range []struct {
@@ -227,7 +227,7 @@ func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Resi
 		rs   []model.Residual
 	}{{"fit", train}, {"held-out", held}} {
 		for _, r := range set.rs {
-			if err := emitJSON(w, schema.Residual{Type: schema.TypeResidual, Set: set.name, HoldOut: strings.Join(summary.HoldOut, "; "),
+			if err := cli.PrintJSON(w, schema.Residual{Type: schema.TypeResidual, Set: set.name, HoldOut: strings.Join(summary.HoldOut, "; "),
 				Source: r.Source, Contender: string(r.Contender), Nodes: r.Nodes, RanksPerNode: r.RanksPerNode,
 				Consumer: r.Consumer, Stagger: r.Stagger, Direct: r.Direct, Measured: r.Seconds,
 				Predicted: r.Predicted, Error: r.Error}); err != nil {
@@ -235,7 +235,7 @@ func printFitJSON(w io.Writer, fitted model.ParamsFile, train, held []model.Resi
 			}
 		}
 	}
-	return emitJSON(w, summary)
+	return cli.PrintJSON(w, summary)
 }
 
 func printFit(w io.Writer, fitted model.ParamsFile, res model.FitResult, held []model.Residual, s schema.Fit) {
@@ -294,7 +294,7 @@ func writeFit(dir string, fitted model.ParamsFile, train, held []model.Residual,
 	if err != nil {
 		return err
 	}
-	err = emitJSON(f, paramsLine(fitted))
+	err = cli.PrintJSON(f, paramsLine(fitted))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

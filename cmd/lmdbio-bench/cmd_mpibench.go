@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
@@ -178,8 +178,7 @@ func evenCounts(n, part int) (counts, displs []int) {
 func printMPIBench(results []mpibenchResult, asJSON bool) {
 	for _, r := range results {
 		if asJSON {
-			b, _ := json.Marshal(r)
-			fmt.Println(string(b))
+			_ = cli.PrintJSON(os.Stdout, r)
 			continue
 		}
 		fmt.Printf("%-10s ranks=%d nodes=%d bytes/rank=%s  %.0f MB/s per rank (slowest)\n",

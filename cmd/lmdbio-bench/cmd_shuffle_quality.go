@@ -112,7 +112,7 @@ func runShuffleQuality(w io.Writer, opt shuffleQualityOptions) error {
 			}
 			last = q
 			if opt.json {
-				if err := emitJSON(w, q); err != nil {
+				if err := cli.PrintJSON(w, q); err != nil {
 					return err
 				}
 				continue

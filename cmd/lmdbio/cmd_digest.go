@@ -288,14 +288,13 @@ func gatherOrder(job *cli.Job, rounds []roundRecords) (string, error) {
 func printDigest(w io.Writer, epoch int, s epochSum, order string, perEpoch bool, opt digestOptions, job *cli.Job, lopt loader.Options) {
 	mbps := float64(s.bytes) / max(s.seconds, 1e-9) / 1e6
 	if opt.json {
-		b, _ := json.Marshal(map[string]any{"type": "digest", "epoch": epoch, "records": s.records, "bytes": s.bytes,
+		_ = cli.PrintJSON(w, map[string]any{"type": "digest", "epoch": epoch, "records": s.records, "bytes": s.bytes,
 			"digest": fmt.Sprintf("%016x", s.digest), "order": order, "seconds": s.seconds, "mb_per_s": mbps,
 			"storage_bytes": s.stats.StorageBytes, "storage_reads": s.stats.StorageReads,
 			"exchange_bytes": s.stats.ExchangeBytes, "cache_hits": s.stats.CacheHits,
 			"decoded_bytes": s.stats.DecodedBytes, "decode_seconds": s.stats.DecodeSeconds,
 			"ranks": job.Topo.Size, "nodes": job.Topo.Nodes, "mode": lopt.Mode.String(), "shuffle": lopt.Shuffle.String(),
 			"direct": lopt.Direct})
-		fmt.Fprintln(w, string(b))
 		return
 	}
 	prefix := ""

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -78,10 +77,9 @@ func runDoctor(opt doctorOptions) error {
 		failed = failed || c.Verdict == "fail"
 	}
 	if opt.json {
-		enc := json.NewEncoder(os.Stdout)
 		for _, c := range checks {
 			c.Type = "check"
-			_ = enc.Encode(c)
+			_ = cli.PrintJSON(os.Stdout, c)
 		}
 	} else {
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -45,9 +45,7 @@ func runIndex(path string, opt indexOptions) error {
 	}
 	secs := time.Since(start).Seconds()
 	if opt.json {
-		b, _ := json.Marshal(newIndexReport(x.Len(), x.TotalBytes(), secs, from))
-		fmt.Println(string(b))
-		return nil
+		return cli.PrintJSON(os.Stdout, newIndexReport(x.Len(), x.TotalBytes(), secs, from))
 	}
 	fmt.Printf("records=%d bytes=%d seconds=%.3f index: %s\n", x.Len(), x.TotalBytes(), secs, from)
 	return nil

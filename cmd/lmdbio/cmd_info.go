@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -132,9 +131,7 @@ func runInfo(path string, opt infoOptions) error {
 		info.Sequential = float64(follows) / float64(len(sizes)-1)
 	}
 	if opt.json {
-		b, _ := json.Marshal(info)
-		fmt.Println(string(b))
-		return nil
+		return cli.PrintJSON(os.Stdout, info)
 	}
 	printInfo(info)
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -85,11 +84,10 @@ func runInfoHDF5(path string, opt infoOptions) error {
 		lines[i] = hdf5DatasetLine(path, d)
 	}
 	if opt.json {
-		enc := json.NewEncoder(os.Stdout)
 		for _, l := range lines {
-			enc.Encode(l)
+			_ = cli.PrintJSON(os.Stdout, l)
 		}
-		return enc.Encode(sum)
+		return cli.PrintJSON(os.Stdout, sum)
 	}
 	printHDF5Info(lines, sum)
 	return nil

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/spf13/cobra"
 )
@@ -38,9 +38,7 @@ reports it. lmdbio --version prints the same.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b := readBuild()
 			if opt.json {
-				out, _ := json.Marshal(b)
-				fmt.Fprintln(cmd.OutOrStdout(), string(out))
-				return nil
+				return cli.PrintJSON(cmd.OutOrStdout(), b)
 			}
 			fmt.Fprint(cmd.OutOrStdout(), b.text())
 			return nil

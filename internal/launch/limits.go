@@ -14,7 +14,7 @@ import (
 )
 
 // What every rank started on this host takes of it, at least. Measured with
-// idle Go+MPI ranks (lmdbio mpibench under Open MPI 4.1, 2 cores): 8.3 to
+// idle Go+MPI ranks (lmdbio-bench mpibench under Open MPI 4.1, 2 cores): 8.3 to
 // 9.4 MiB of available memory and 7 to 8 threads each. mpirun keeps about
 // 3.5 open files for every rank it starts (pipes for the rank's input and
 // output; an MPI rank's PMIx socket) and some 60 of its own: with its limit

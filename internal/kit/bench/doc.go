@@ -1,4 +1,4 @@
-// Package bench holds the measurement side of `lmdbio bench`: what a
+// Package bench holds the measurement side of `lmdbio-bench bench`: what a
 // benchmark reads from the operating system, how it turns per-rank samples
 // into one result, and the JSON lines it prints.
 //
@@ -37,7 +37,7 @@
 // a fast result.
 //
 // records.go defines the JSON lines (Result, Limit, Peer, AUSearch, Summary,
-// Ratio) that tools reading bench's output (the report, lmdbio model) can
+// Ratio) that tools reading bench's output (the report, lmdbio-bench model) can
 // decode with the same types.
 //
 // Workloads emulate the DLIO / MLPerf Storage accelerators: per-batch compute
@@ -45,7 +45,7 @@
 // and MaxAccelerators finds the largest number of emulated accelerators per
 // node that keeps AU at or above the workload's threshold. StallRuns holds
 // the three runs of DS-Analyzer's differential method (synthetic data in
-// memory, cold, fully cached) behind lmdbio stall; Analyze turns them into
+// memory, cold, fully cached) behind lmdbio-bench stall; Analyze turns them into
 // the prep and fetch stalls and what would remove them, WhatIf into the
 // epoch time with part of the dataset cached.
 //

@@ -29,7 +29,7 @@ type Probe struct {
 	Request int
 }
 
-// LimitProbes are the probes lmdbio bench measures the storage with. One
+// LimitProbes are the probes lmdbio-bench bench measures the storage with. One
 // synchronous stream (the first of each kind) is what dd shows; several
 // streams and several requests in flight are what parallel file systems and
 // SSDs need to reach their bandwidth. The limit is the fastest of them.

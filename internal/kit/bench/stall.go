@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// The "type" of the lines lmdbio stall prints besides result lines.
+// The "type" of the lines lmdbio-bench stall prints besides result lines.
 const (
 	TypeStall  = "stall"   // the differential analysis of one workload
 	TypeWhatIf = "what-if" // the epoch time at one cache fraction
@@ -32,7 +32,7 @@ type StallRuns struct {
 	Threshold float64
 }
 
-// Stall is the analysis of StallRuns: "stall" line of lmdbio stall.
+// Stall is the analysis of StallRuns: "stall" line of lmdbio-bench stall.
 type Stall struct {
 	Type       string  `json:"type"`
 	Synthetic  float64 `json:"synthetic_s"` // T1

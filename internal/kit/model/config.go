@@ -37,7 +37,7 @@ const (
 // Contenders lists every contender in order.
 func Contenders() []Contender { return []Contender{Caffe, LMM, DIO, PROV, COAL, STAG, Exchange} }
 
-// ParseContender reads a contender's name. lmdbio bench's mode names are
+// ParseContender reads a contender's name. lmdbio-bench bench's mode names are
 // accepted too: "lmdb" is the Caffe baseline, the full stack is "default".
 func ParseContender(s string) (Contender, error) {
 	switch s {
@@ -58,7 +58,7 @@ func ParseContender(s string) (Contender, error) {
 	return "", fmt.Errorf("contender %q: want one of %s", s, strings.Join(names, ", "))
 }
 
-// BenchMode is the lmdbio bench mode that measures the contender.
+// BenchMode is the lmdbio-bench bench mode that measures the contender.
 func (c Contender) BenchMode() string {
 	if c == Caffe {
 		return "lmdb"

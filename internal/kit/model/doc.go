@@ -11,7 +11,7 @@
 // Prediction: seconds from the learners' process start to the last batch,
 // MB/s delivered, and which stage bounds the run. Fit adjusts the free
 // parameters so that predicted times match observed ones; observations come
-// from lmdbio bench --json "result" lines (ReadObservations) or from known
+// from lmdbio-bench bench --json "result" lines (ReadObservations) or from known
 // parameters (Synthesize, for testing the fit). HoldOut and Selector split
 // observations into those fitted on and those predicted, to validate.
 // Lustre returns a parameter set from published Lustre figures, with its
@@ -34,7 +34,7 @@
 //     shared memory, and, without an index, stepping the cursor over every
 //     record of the dataset.
 //   - learner: one learner's consumer work plus its emulated compute, in
-//     series as lmdbio bench runs them.
+//     series as lmdbio-bench bench runs them.
 //   - cores: all of a node's CPU work over its cores (and, for nodes
 //     emulated on one machine, all nodes' work over the machine's cores).
 //   - exchange (shuffling cache only): the cross-node share of a node's

@@ -12,7 +12,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/kit/schema"
 )
 
-// ErrInput marks lines of lmdbio bench output the model cannot use.
+// ErrInput marks lines of lmdbio-bench bench output the model cannot use.
 var ErrInput = errors.New("bad bench line")
 
 // Observation is one measured (or synthesised) run: its configuration and
@@ -43,7 +43,7 @@ type benchResult struct {
 // maxLine bounds one input line: bench lines are a few hundred bytes.
 const maxLine = 1 << 20
 
-// ReadObservations reads lmdbio bench --json lines and keeps the cold-cache
+// ReadObservations reads lmdbio-bench bench --json lines and keeps the cold-cache
 // "result" lines as observations. walk is the dataset's WalkFraction, which
 // the lines do not carry. Blank lines and lines of other types are skipped
 // and counted; a result line that is malformed or implausible is an error

@@ -52,7 +52,7 @@ func Synthesize(p Params, cfgs []Config, noise float64, seed uint64) []Observati
 	return out
 }
 
-// BenchLine writes an observation as an lmdbio bench "result" line, with
+// BenchLine writes an observation as an lmdbio-bench bench "result" line, with
 // "synthetic": true when it was not measured, so the bench report refuses
 // it and ReadObservations reads it back.
 func BenchLine(o Observation) []byte {

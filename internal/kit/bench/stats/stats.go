@@ -1,7 +1,7 @@
 // Package stats summarises repeated measurements: medians, spreads over
 // rounds, and whether two medians differ by more than their noise. It has
 // no dependencies beyond the standard library, so every tool that reads
-// benchmark output (lmdbio bench, the report, the model) applies the same
+// benchmark output (lmdbio-bench bench, the report, the model) applies the same
 // rules.
 package stats
 

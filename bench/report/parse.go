@@ -76,67 +76,11 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 	}
 	switch *head.Type {
 	case schema.TypeResult:
-		var r Result
-		if err := decode(b, &r); err != nil {
-			return err
-		}
-		if r.Synthetic {
-			return errSynthetic
-		}
-		if err := checkResult(r); err != nil {
-			return err
-		}
-		if r.Contender != "" {
-			r.Mode = r.Contender
-		}
-		setLabel(&r.Storage, label)
-		r.Run = name
-		ds.Results = append(ds.Results, r)
+		return parseResult(b, name, label, ds)
 	case schema.TypeLimit:
-		var l Limit
-		if err := decode(b, &l); err != nil {
-			return err
-		}
-		if l.Cache == "" || !finiteNonNeg(l.MBPerS) {
-			return errors.New(`limit: needs "cache" and a plausible non-negative "mb_per_s"`)
-		}
-		if l.Probe == "" {
-			// Runs before the limit probes read one stream of 16 MiB
-			// requests, buffered and with O_DIRECT.
-			l.Probe = legacyProbe(l.Direct)
-			ds.note("limit lines without a probe come from runs that read one stream of 16 MiB requests: shown as " +
-				legacyProbe(false) + " and " + legacyProbe(true))
-		}
-		if l.Hosts > 1 {
-			l.Probe += fmt.Sprintf(" on %d hosts", l.Hosts)
-		}
-		setLabel(&l.Storage, label)
-		l.Run = name
-		ds.Limits = append(ds.Limits, l)
+		return parseLimit(b, name, label, ds)
 	case schema.TypePeer:
-		var p Peer
-		if err := decode(b, &p); err != nil {
-			return err
-		}
-		if p.Peer == "" || p.Cache == "" || p.Ranks <= 0 || !finiteNonNeg(p.MBPerS) || !finiteNonNeg(p.FirstBatchMax) {
-			return errors.New(`peer: needs "peer", "cache", "ranks" > 0 and plausible non-negative "mb_per_s" and "first_batch_s_max"`)
-		}
-		var synthetic struct {
-			Synthetic bool `json:"synthetic"`
-		}
-		if json.Unmarshal(b, &synthetic) == nil && synthetic.Synthetic {
-			return errSynthetic
-		}
-		if p.Consumer == "" {
-			// The peer scripts hashed every record (sha256) before they
-			// took a consumer; their lines did not say so.
-			p.Consumer = "sha256"
-			ds.note("peer lines without a consumer come from peer scripts that always hashed: shown as consumer sha256 " +
-				"(their MB/s were timed over the epoch loop alone, without start-up)")
-		}
-		setLabel(&p.Storage, label)
-		p.Run = name
-		ds.Peers = append(ds.Peers, p)
+		return parsePeer(b, name, label, ds)
 	case schema.TypeAUSearch:
 		var a AUSearch
 		if err := decode(b, &a); err != nil {
@@ -148,21 +92,7 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		setLabel(&a.Storage, label)
 		ds.AUSearches = append(ds.AUSearches, a)
 	case schema.TypeEpoch:
-		var e Epoch
-		if err := decode(b, &e); err != nil {
-			return err
-		}
-		if e.Contender == "" || e.Cache == "" || e.Ranks <= 0 || e.Epoch < 0 {
-			return errors.New(`epoch: needs "contender", "cache", "ranks" > 0 and "epoch" >= 0`)
-		}
-		for _, v := range []float64{e.Seconds, e.MBPerS, e.CacheHitRate, e.ReadAmplification, e.StallS, e.DecodeMBPerS,
-			float64(e.StorageBytes), float64(e.ExchangeBytes), float64(e.DecodedBytes)} {
-			if !finiteNonNeg(v) {
-				return fmt.Errorf("epoch: figure %g is negative or implausible", v)
-			}
-		}
-		setLabel(&e.Storage, label)
-		ds.Epochs = append(ds.Epochs, e)
+		return parseEpoch(b, label, ds)
 	case schema.TypeShuffleQuality:
 		var q Quality
 		if err := decode(b, &q); err != nil {
@@ -204,6 +134,100 @@ func parseLine(b []byte, name, label string, ds *Dataset) error {
 		setLabel(&m.Storage, label)
 		ds.Machines = append(ds.Machines, m)
 	}
+	return nil
+}
+
+// parseResult decodes a "result" line of input name into ds.
+func parseResult(b []byte, name, label string, ds *Dataset) error {
+	var r Result
+	if err := decode(b, &r); err != nil {
+		return err
+	}
+	if r.Synthetic {
+		return errSynthetic
+	}
+	if err := checkResult(r); err != nil {
+		return err
+	}
+	if r.Contender != "" {
+		r.Mode = r.Contender
+	}
+	setLabel(&r.Storage, label)
+	r.Run = name
+	ds.Results = append(ds.Results, r)
+	return nil
+}
+
+// parseLimit decodes a "limit" line of input name into ds.
+func parseLimit(b []byte, name, label string, ds *Dataset) error {
+	var l Limit
+	if err := decode(b, &l); err != nil {
+		return err
+	}
+	if l.Cache == "" || !finiteNonNeg(l.MBPerS) {
+		return errors.New(`limit: needs "cache" and a plausible non-negative "mb_per_s"`)
+	}
+	if l.Probe == "" {
+		// Runs before the limit probes read one stream of 16 MiB
+		// requests, buffered and with O_DIRECT.
+		l.Probe = legacyProbe(l.Direct)
+		ds.note("limit lines without a probe come from runs that read one stream of 16 MiB requests: shown as " +
+			legacyProbe(false) + " and " + legacyProbe(true))
+	}
+	if l.Hosts > 1 {
+		l.Probe += fmt.Sprintf(" on %d hosts", l.Hosts)
+	}
+	setLabel(&l.Storage, label)
+	l.Run = name
+	ds.Limits = append(ds.Limits, l)
+	return nil
+}
+
+// parsePeer decodes a "peer" line of input name into ds.
+func parsePeer(b []byte, name, label string, ds *Dataset) error {
+	var p Peer
+	if err := decode(b, &p); err != nil {
+		return err
+	}
+	if p.Peer == "" || p.Cache == "" || p.Ranks <= 0 || !finiteNonNeg(p.MBPerS) || !finiteNonNeg(p.FirstBatchMax) {
+		return errors.New(`peer: needs "peer", "cache", "ranks" > 0 and plausible non-negative "mb_per_s" and "first_batch_s_max"`)
+	}
+	var synthetic struct {
+		Synthetic bool `json:"synthetic"`
+	}
+	if json.Unmarshal(b, &synthetic) == nil && synthetic.Synthetic {
+		return errSynthetic
+	}
+	if p.Consumer == "" {
+		// The peer scripts hashed every record (sha256) before they
+		// took a consumer; their lines did not say so.
+		p.Consumer = "sha256"
+		ds.note("peer lines without a consumer come from peer scripts that always hashed: shown as consumer sha256 " +
+			"(their MB/s were timed over the epoch loop alone, without start-up)")
+	}
+	setLabel(&p.Storage, label)
+	p.Run = name
+	ds.Peers = append(ds.Peers, p)
+	return nil
+}
+
+// parseEpoch decodes an "epoch" line into ds.
+func parseEpoch(b []byte, label string, ds *Dataset) error {
+	var e Epoch
+	if err := decode(b, &e); err != nil {
+		return err
+	}
+	if e.Contender == "" || e.Cache == "" || e.Ranks <= 0 || e.Epoch < 0 {
+		return errors.New(`epoch: needs "contender", "cache", "ranks" > 0 and "epoch" >= 0`)
+	}
+	for _, v := range []float64{e.Seconds, e.MBPerS, e.CacheHitRate, e.ReadAmplification, e.StallS, e.DecodeMBPerS,
+		float64(e.StorageBytes), float64(e.ExchangeBytes), float64(e.DecodedBytes)} {
+		if !finiteNonNeg(v) {
+			return fmt.Errorf("epoch: figure %g is negative or implausible", v)
+		}
+	}
+	setLabel(&e.Storage, label)
+	ds.Epochs = append(ds.Epochs, e)
 	return nil
 }
 

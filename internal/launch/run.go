@@ -62,8 +62,8 @@ func runLaunch(l plan) error {
 	// In a batch context (no terminal) the launcher gets a process group of
 	// its own, killed once it exits. At a terminal it stays in the
 	// foreground group, where Ctrl-C reaches it and it ends the job itself.
-	interactive := term.IsTerminal(int(os.Stdin.Fd()))
-	if !interactive {
+	j := &runningJob{c: c, interactive: term.IsTerminal(int(os.Stdin.Fd()))}
+	if !j.interactive {
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	sigs := make(chan os.Signal, 8)
@@ -81,48 +81,75 @@ func runLaunch(l plan) error {
 	if gerr != nil {
 		fmt.Fprintf(os.Stderr, "lmdbio run: no guard for the job (%v): if lmdbio run is killed, the job may go on\n", gerr)
 	}
+	copied := j.copyOutput(errR, outR)
+	w := newJobWatcher(id, g)
+	out, waitErr := j.wait(sigs)
+	out.launcher = filepath.Base(l.argv[0])
+	known := w.stop()
+	code, line := j.end(out, waitErr, id, known, copied)
+	g.standDown()
+	if line != "" {
+		return cli.WithCode(code, errors.New("lmdbio run: "+line))
+	}
+	return cli.Quiet(code)
+}
 
-	var errScan, outScan deathScanner
+// runningJob is a launcher runLaunch started, and what it read of the
+// launcher's output.
+type runningJob struct {
+	c                *exec.Cmd
+	interactive      bool // at a terminal: the launcher is in the foreground group
+	errScan, outScan deathScanner
+	muted            atomic.Bool // the launcher's stderr after a rank said its start-up outlasted its limit
+}
+
+// copyOutput passes the launcher's stderr and stdout on, through the
+// banner filter and the death scanners; the channel is closed once both
+// reached their end.
+func (j *runningJob) copyOutput(errR, outR io.Reader) <-chan struct{} {
 	var copies sync.WaitGroup
-	var muted atomic.Bool // the launcher's stderr after a rank said its start-up outlasted its limit
 	copies.Go(func() {
-		f := &bannerFilter{out: muteWriter{w: os.Stderr, muted: &muted, after: []byte(startup.Message)}}
-		_, _ = io.Copy(io.MultiWriter(f, &errScan), errR)
+		f := &bannerFilter{out: muteWriter{w: os.Stderr, muted: &j.muted, after: []byte(startup.Message)}}
+		_, _ = io.Copy(io.MultiWriter(f, &j.errScan), errR)
 		_ = f.flush()
 	})
-	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(os.Stdout, &outScan), outR) })
+	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(os.Stdout, &j.outScan), outR) })
 	copied := make(chan struct{})
 	go func() { copies.Wait(); close(copied) }()
-	w := newJobWatcher(id, g)
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
+	return copied
+}
 
-	out := jobOutcome{launcher: filepath.Base(l.argv[0])}
-	var waitErr error
-	// A launcher that said a rank died but stays (mpirun does, now and
-	// then, stuck in PMIx) is stopped as the guard would stop it; so is
-	// one that stays after a rank said its start-up outlasted its limit
-	// (when many ranks end in MPI_Init at once, mpirun waits for them
-	// forever, in 4 of 5 jobs of 130 ranks on one host).
+// wait passes signals on to the launcher until it exits, and returns how
+// the job ended as far as lmdbio run itself saw it, and the launcher's
+// wait error.
+//
+// A launcher that said a rank died but stays (mpirun does, now and then,
+// stuck in PMIx) is stopped as the guard would stop it; so is one that
+// stays after a rank said its start-up outlasted its limit (when many
+// ranks end in MPI_Init at once, mpirun waits for them forever, in 4 of 5
+// jobs of 130 ranks on one host).
+func (j *runningJob) wait(sigs <-chan os.Signal) (jobOutcome, error) {
+	done := make(chan error, 1)
+	go func() { done <- j.c.Wait() }()
+	var out jobOutcome
 	linger := time.NewTicker(500 * time.Millisecond)
 	defer linger.Stop()
 	var stopped time.Time
-wait:
 	for {
 		select {
 		case <-linger.C:
-			_, seen, died := firstDeath(&errScan, &outScan)
-			failed, timedOut := startupTimedOut(&errScan, &outScan)
+			_, seen, died := firstDeath(&j.errScan, &j.outScan)
+			failed, timedOut := startupTimedOut(&j.errScan, &j.outScan)
 			switch {
 			case stopped.IsZero() && (died && time.Since(seen) > launcherLinger || timedOut && time.Since(failed) > launcherLinger):
 				out.ranksSaid = timedOut && !died
 				if out.ranksSaid {
-					muted.Store(true) // its abort (and, now and then, its crash) would only bury the rank's line
+					j.muted.Store(true) // its abort (and, now and then, its crash) would only bury the rank's line
 				}
-				_ = c.Process.Signal(syscall.SIGTERM)
+				_ = j.c.Process.Signal(syscall.SIGTERM)
 				stopped = time.Now()
 			case !stopped.IsZero() && time.Since(stopped) > guardGrace:
-				_ = c.Process.Kill()
+				_ = j.c.Process.Kill()
 			}
 		case s := <-sigs:
 			if stopSignals[s] {
@@ -130,25 +157,31 @@ wait:
 			}
 			// At a terminal, Ctrl-C and Ctrl-\ already reach the whole
 			// foreground group; sending them again would escalate mpirun's abort.
-			if interactive && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
+			if j.interactive && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
 				continue
 			}
-			_ = c.Process.Signal(s)
-		case waitErr = <-done:
-			break wait
+			_ = j.c.Process.Signal(s)
+		case err := <-done:
+			return out, err
 		}
 	}
-	known := w.stop()
-	if !interactive {
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+}
+
+// end kills what is left of the job on this host, waits for the last of
+// the launcher's output, and maps the outcome to lmdbio's exit status and
+// the line that says why ("" when the ranks said it). A failed job's
+// leftovers in /dev/shm are removed.
+func (j *runningJob) end(out jobOutcome, waitErr error, id string, known map[string]bool, copied <-chan struct{}) (int, string) {
+	if !j.interactive {
+		_ = syscall.Kill(-j.c.Process.Pid, syscall.SIGKILL)
 	}
 	ompiJobs(killJobProcs(id, leftoverGrace), known)
 	select {
 	case <-copied:
 	case <-time.After(outputDrainWait): // something the launcher started holds its output
 	}
-	out.exitCode, out.signaled = waitStatus(c, waitErr)
-	if d, _, ok := firstDeath(&errScan, &outScan); ok {
+	out.exitCode, out.signaled = waitStatus(j.c, waitErr)
+	if d, _, ok := firstDeath(&j.errScan, &j.outScan); ok {
 		out.death = &d
 	}
 	code, line := out.status()
@@ -157,11 +190,7 @@ wait:
 			fmt.Fprintf(os.Stderr, "lmdbio run: cleaning up after the job: %v\n", err)
 		}
 	}
-	g.standDown()
-	if line != "" {
-		return cli.WithCode(code, errors.New("lmdbio run: "+line))
-	}
-	return cli.Quiet(code)
+	return code, line
 }
 
 // muteWriter drops what is written to it once muted is set, which it sets

@@ -79,7 +79,7 @@ test-unit:
 	$(MPIENV) $(GO) test -tags "$$MPITAGS" -count=1 ./...
 
 test-nompi:
-	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/lmdbio
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/lmdbio ./cmd/lmdbio-bench
 	$(GO) test -tags nompi -count=1 ./mpi/... ./pkg/topology/...
 
 test-mpi: build

@@ -27,14 +27,7 @@ func main() {
 // separate from main so tests can call it.
 func run(args []string) int {
 	cli.Program = "lmdbio-bench"
-	root := newRootCommand()
-	root.SetArgs(args)
-	cmd, err := root.ExecuteC()
-	name := cli.Program
-	if cmd != nil {
-		name = cmd.CommandPath()
-	}
-	return cli.ReportOnce(name, err)
+	return cli.Execute(newRootCommand(), args)
 }
 
 func newRootCommand() *cobra.Command {

@@ -23,14 +23,7 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == launch.GuardCommand {
 		return launch.RunGuard(args[1:])
 	}
-	root := newRootCommand()
-	root.SetArgs(args)
-	cmd, err := root.ExecuteC()
-	name := "lmdbio"
-	if cmd != nil {
-		name = cmd.CommandPath()
-	}
-	return cli.ReportOnce(name, err)
+	return cli.Execute(newRootCommand(), args)
 }
 
 func newRootCommand() *cobra.Command {

@@ -17,7 +17,7 @@ import (
 // in the kit's command, which sets it before it runs.
 var Program = "lmdbio"
 
-// Exit statuses. Every command maps its errors to these in report, and
+// Exit statuses. Every command maps its errors to these in Report, and
 // nowhere else.
 const (
 	ExitOK      = 0
@@ -25,6 +25,7 @@ const (
 	ExitUsage   = 2 // bad input or usage
 )
 
+// ExitStatusHelp ends every command's help: the exit contract.
 const ExitStatusHelp = `
 
 EXIT STATUS
@@ -42,18 +43,18 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageError marks err as a mistake on the command line (exit 2); its line
+// UsageError marks err as a mistake on the command line (exit 2); its line
 // names the command: "lmdbio info: needs a PATH".
 func UsageError(err error) error { return &exitError{code: ExitUsage, usage: true, err: err} }
 
-// inputError marks err as bad input other than the command line: a dataset, a
+// InputError marks err as bad input other than the command line: a dataset, a
 // variable, the way the job was launched (exit 2).
 func InputError(err error) error { return &exitError{code: ExitUsage, err: err} }
 
-// usagef formats a usage error.
+// Usagef formats a usage error.
 func Usagef(format string, args ...any) error { return UsageError(fmt.Errorf(format, args...)) }
 
-// withCode forces an exit status for err; a nil err stays nil.
+// WithCode forces an exit status for err; a nil err stays nil.
 func WithCode(code int, err error) error {
 	if err == nil {
 		return nil
@@ -61,7 +62,7 @@ func WithCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// exitCode maps an error to the process exit status.
+// ExitCode maps an error to the process exit status.
 func ExitCode(err error) int {
 	var ee *exitError
 	var q quietError
@@ -86,7 +87,7 @@ func isBadInput(err error) bool {
 	return loader.IsBadInput(err) || errors.Is(err, topology.ErrLaunch)
 }
 
-// report prints err as the one line the user sees and returns the exit
+// Report prints err as the one line the user sees and returns the exit
 // status. command is the command that ran ("lmdbio info"), named by usage
 // errors; other errors start "lmdbio: ", unless they name their command
 // themselves ("lmdbio run: ...").
@@ -102,7 +103,7 @@ func Report(command string, err error) int {
 	return ExitCode(err)
 }
 
-// reportOnce is report for a command's outcome on every rank of a job: a
+// ReportOnce is Report for a command's outcome on every rank of a job: a
 // mistake on the command line that no rank reported yet (found before MPI
 // started, where the ranks cannot agree who says it) is the same on every
 // rank, so only rank 0 says it: once, not once for every rank that got to
@@ -110,7 +111,7 @@ func Report(command string, err error) int {
 // they end, as those of a start-up past its limit do: a launcher ends the
 // job at the first rank that exits non-zero, which must not be one that
 // says nothing while rank 0 has not spoken yet. Errors found later are
-// agreed on, and reported by one rank (agreeOn).
+// agreed on, and reported by one rank (AgreeOn).
 func ReportOnce(command string, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) && ee.usage && startup.LaunchRank(os.Getenv) > 0 {
@@ -171,6 +172,8 @@ func (q quietError) Is(target error) bool {
 	return target == ErrQuiet
 }
 
+// Quiet is the error of a rank whose failure another rank reported: it
+// prints nothing and exits with code.
 func Quiet(code int) error { return quietError{code: code} }
 
 func unquiet(err error) error {

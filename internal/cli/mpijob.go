@@ -15,13 +15,13 @@ import (
 )
 
 // Job is the MPI side of a command that runs as a job: every rank calls
-// startJob, does its part, and ends with finish, which makes all ranks agree
+// StartJob, does its part, and ends with Finish, which makes all ranks agree
 // on the outcome so only one of them reports a failure.
 type Job struct {
 	Topo    *topology.Topology
 	Flavor  topology.Flavor
 	cleanup func() // after MPI_Finalize
-	// startup is how long MPI_Init and the topology took: what a training
+	// Startup is how long MPI_Init and the topology took: what a training
 	// job pays for MPI whatever reads its data.
 	Startup time.Duration
 }

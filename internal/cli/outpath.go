@@ -12,7 +12,7 @@ import (
 // where it stopped) or leaves part of its output behind. These checks say
 // so before any work, naming the flag (flag) that gave the path.
 
-// checkOutFile makes sure the file path can be written: it is not a
+// CheckOutFile makes sure the file path can be written: it is not a
 // directory, and it or the directory it goes in can be written.
 func CheckOutFile(flag, path string) error {
 	st, err := os.Stat(path)
@@ -28,7 +28,7 @@ func CheckOutFile(flag, path string) error {
 	return nil
 }
 
-// checkOutDir makes sure dir, the directory that out (given with flag)
+// CheckOutDir makes sure dir, the directory that out (given with flag)
 // names or goes in, exists or can be made, and can be written in.
 func CheckOutDir(flag, out, dir string) error {
 	at := NearestExisting(dir)

@@ -96,7 +96,7 @@ func startBench(cfg benchConfig, command string) (*benchRun, error) {
 		err = cli.WithPath(cfg.path, serr)
 	} else if r.fileBytes = st.Size(); world.Rank() == 0 {
 		for _, w := range cfg.warnings {
-			fmt.Fprintf(os.Stderr, "lmdbio %s: %s\n", command, w)
+			fmt.Fprintf(os.Stderr, "%s %s: %s\n", cli.Program, command, w)
 		}
 		err = r.prepareIndex()
 	}

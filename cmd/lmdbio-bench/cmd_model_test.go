@@ -69,7 +69,7 @@ func modelRun(t *testing.T, bin string, stdin string, args ...string) string {
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		t.Fatalf("lmdbio %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("lmdbio-bench %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return string(out)
 }
@@ -181,7 +181,7 @@ func TestE2EModel(t *testing.T) {
 		c := exec.Command(bin, args...)
 		out, err := c.CombinedOutput()
 		if code := c.ProcessState.ExitCode(); code != cli.ExitUsage || strings.Count(strings.TrimSpace(string(out)), "\n") > 0 {
-			t.Errorf("lmdbio %s: exit %d (%v), output %q; want one line and exit 2", strings.Join(args, " "), code, err, out)
+			t.Errorf("lmdbio-bench %s: exit %d (%v), output %q; want one line and exit 2", strings.Join(args, " "), code, err, out)
 		}
 	}
 }

@@ -35,6 +35,7 @@
 //     (fs.ErrNotExist, fs.ErrPermission, ELOOP, ENOTDIR, ENAMETOOLONG),
 //     which are Input: they come from os and syscall, where nothing can mark
 //     them.
-//   - Kind's zero value is Runtime, and every Kind has a name (String,
+//   - Kind's zero value is Runtime; the numbers of the Kinds never change
+//     (they travel as a byte). Every Kind has a name (String,
 //     MarshalText) that UnmarshalText reads back; no other name is read.
 package failure

@@ -7,12 +7,13 @@ type Kind uint8
 
 // The kinds of failure. Runtime is the zero value: what an unmarked error
 // is.
+// Their numbers are fixed: the node reader sends a learner the number.
 const (
-	Runtime  Kind = iota // I/O, MPI, another rank or node: the machine at run time
-	Argument             // the caller's arguments: options, a mismatch between learners
-	Input                // the dataset or another input: missing, unreadable, corrupt, unsupported
-	Launch               // how the job was launched, or a launch setting
-	Internal             // a bug in lmdbio
+	Runtime  Kind = 0 // I/O, MPI, another rank or node: the machine at run time
+	Input    Kind = 1 // the dataset or another input: missing, unreadable, corrupt, unsupported
+	Argument Kind = 2 // the caller's arguments: options, a mismatch between learners
+	Launch   Kind = 3 // how the job was launched, or a launch setting
+	Internal Kind = 4 // a bug in lmdbio
 )
 
 // names are the Kinds' names, on the wire and in messages.

@@ -14,6 +14,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/agent"
 	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/cobra"
 )
@@ -214,11 +215,7 @@ func (a *agentRun) sessionFailed(path string, err error) {
 		return
 	case <-time.After(sessionGrace):
 	}
-	code := exitFailure
-	if loader.IsBadInput(err) {
-		code = exitUsage
-	}
-	a.fail(code, fmt.Errorf("lmdbio run --agent: %s: %w", path, err))
+	a.fail(exitCodes[failure.KindOf(err)], fmt.Errorf("lmdbio run --agent: %s: %w", path, err))
 }
 
 // signals passes signals on to the learners. A signal that stops jobs

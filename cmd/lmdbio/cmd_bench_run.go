@@ -12,6 +12,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -135,7 +136,7 @@ func (r *benchRun) runSteps(steps []benchStep) {
 // end frees the groups and ends the job, every rank agreeing on err.
 func (r *benchRun) end(err error) error {
 	r.freeGroups()
-	return r.job.finish(withCode(exitFailure, err))
+	return r.job.finish(failure.Mark(err, failure.Runtime)) // a failure of the bench, whatever it met
 }
 
 // processStartup is how long this process ran before the program started:

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -90,7 +90,7 @@ func runDoctor(opt doctorOptions) error {
 		_ = w.Flush()
 	}
 	if failed {
-		return withCode(exitFailure, errors.New("doctor: some checks failed"))
+		return failure.New(failure.Runtime, "doctor: some checks failed")
 	}
 	return nil
 }

@@ -9,17 +9,27 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/startup"
-	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/topology"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
-// Exit statuses. Every command maps its errors to these in report, and
-// nowhere else.
+// Exit statuses. A command's error gets one by its failure.Kind
+// (exitCodes), in report, and nowhere else; only an exit status that a job
+// the launcher ran chose already is passed on as it is (withCode, quiet).
 const (
 	exitOK      = 0
 	exitFailure = 1 // a runtime failure
 	exitUsage   = 2 // bad input or usage
 )
+
+// exitCodes is the exit status of each kind of failure: the one place where
+// a failure.Kind becomes an exit status.
+var exitCodes = map[failure.Kind]int{
+	failure.Argument: exitUsage,
+	failure.Input:    exitUsage,
+	failure.Launch:   exitUsage,
+	failure.Runtime:  exitFailure,
+	failure.Internal: exitFailure,
+}
 
 const exitStatusHelp = `
 
@@ -28,9 +38,11 @@ EXIT STATUS
   1  a runtime failure (I/O, MPI, a rank that died)
   2  bad input or usage (flags, paths, corrupt or unsupported datasets)`
 
-// exitError carries an exit status through cobra's error return.
+// exitError is a command's error as report prints it: a mistake on the
+// command line names the command; an exit status passed on from a job is
+// kept.
 type exitError struct {
-	code  int
+	code  int  // the status a job chose; 0: by the error's Kind
 	usage bool // a mistake on the command line: the error line names the command
 	err   error
 }
@@ -38,18 +50,21 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageError marks err as a mistake on the command line (exit 2); its line
-// names the command: "lmdbio info: needs a PATH".
-func usageError(err error) error { return &exitError{code: exitUsage, usage: true, err: err} }
+// usageError marks err as a mistake on the command line (an argument: exit
+// 2); its line names the command: "lmdbio info: needs a PATH".
+func usageError(err error) error {
+	return &exitError{usage: true, err: failure.Mark(err, failure.Argument)}
+}
 
 // inputError marks err as bad input other than the command line: a dataset, a
 // variable, the way the job was launched (exit 2).
-func inputError(err error) error { return &exitError{code: exitUsage, err: err} }
+func inputError(err error) error { return failure.Mark(err, failure.Input) }
 
 // usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }
 
-// withCode forces an exit status for err; a nil err stays nil.
+// withCode passes on the exit status of a job the launcher ran, which the
+// job's ranks chose; a nil err stays nil.
 func withCode(code int, err error) error {
 	if err == nil {
 		return nil
@@ -57,29 +72,20 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// exitCode maps an error to the process exit status.
+// exitCode maps an error to the process exit status: a status passed on,
+// else its Kind's.
 func exitCode(err error) int {
 	var ee *exitError
 	var q quietError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ee):
+	case errors.As(err, &ee) && ee.code != 0:
 		return ee.code
 	case errors.As(err, &q): // agreed on before, and agreed on again
 		return q.code
-	case isBadInput(err):
-		return exitUsage
-	default:
-		return exitFailure
 	}
-}
-
-// isBadInput reports errors that come from what the user handed us rather
-// than from the machine: missing files, corrupt or unsupported datasets, a
-// launch the MPI library cannot work with.
-func isBadInput(err error) bool {
-	return loader.IsBadInput(err) || errors.Is(err, topology.ErrLaunch)
+	return exitCodes[failure.KindOf(err)]
 }
 
 // report prints err as the one line the user sees and returns the exit
@@ -154,8 +160,8 @@ func isPackageName(s string) bool {
 	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789") == ""
 }
 
-// errQuiet marks an error another rank has already reported: this rank only
-// exits with the agreed status.
+// errQuiet marks an error another rank, or the job the launcher ran, has
+// already reported: this rank only exits with the status agreed on.
 var errQuiet = errors.New("reported elsewhere")
 
 type quietError struct{ code int }
@@ -165,7 +171,13 @@ func (q quietError) Is(target error) bool {
 	return target == errQuiet
 }
 
+// quiet passes on the exit status of a job the launcher ran, which its
+// ranks reported.
 func quiet(code int) error { return quietError{code: code} }
+
+// quietAgreed is a failure of kind k that the ranks agreed on and another
+// rank reported; an agreement after this one finds it of kind k again.
+func quietAgreed(k failure.Kind) error { return failure.Mark(quietError{code: exitCodes[k]}, k) }
 
 func unquiet(err error) error {
 	var q quietError

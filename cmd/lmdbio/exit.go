@@ -57,8 +57,15 @@ func usageError(err error) error {
 }
 
 // inputError marks err as bad input other than the command line: a dataset, a
-// variable, the way the job was launched (exit 2).
-func inputError(err error) error { return failure.Mark(err, failure.Input) }
+// variable, the way the job was launched (exit 2). An error that is already
+// the user's to fix keeps its kind (a bad launch stays a launch error).
+func inputError(err error) error {
+	switch failure.KindOf(err) {
+	case failure.Argument, failure.Input, failure.Launch:
+		return err
+	}
+	return failure.Mark(err, failure.Input)
+}
 
 // usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError(fmt.Errorf(format, args...)) }

@@ -41,6 +41,7 @@ func TestExitCode(t *testing.T) {
 		{errors.New("disk on fire"), exitFailure},
 		{usagef("needs a PATH"), exitUsage},
 		{inputError(errors.New("a variable")), exitUsage},
+		{inputError(fmt.Errorf("x: %w", topology.ErrLaunch)), exitUsage},
 		{fmt.Errorf("p: %w", fs.ErrNotExist), exitUsage},
 		{fmt.Errorf("x: %w", loader.ErrBadOption), exitUsage},
 		{fmt.Errorf("x: %w", loader.ErrResume), exitUsage},
@@ -56,6 +57,12 @@ func TestExitCode(t *testing.T) {
 		if got := exitCode(c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
+	}
+	if k := failure.KindOf(inputError(fmt.Errorf("x: %w", topology.ErrLaunch))); k != failure.Launch {
+		t.Errorf("inputError of a launch error: kind %v", k)
+	}
+	if k := failure.KindOf(inputError(errors.New("x"))); k != failure.Input {
+		t.Errorf("inputError: kind %v", k)
 	}
 	for _, k := range failure.Kinds() {
 		q := quietAgreed(k)

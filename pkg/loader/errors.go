@@ -6,9 +6,10 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
-// Every error of Open, Attach and Next has a kind, the same on every rank
-// of the job: failure.KindOf(err) says whether the options (Argument), the
-// dataset (Input), the launch (Launch) or the run (Runtime) failed.
+// Every error of Open, Attach and Next has a kind (Open's is the same on
+// every rank of the job): failure.KindOf(err) says whether the options
+// (Argument), the dataset (Input), the launch (Launch) or the run (Runtime)
+// failed.
 
 // ErrBadOption marks an option value the loader cannot work with.
 var ErrBadOption = failure.New(failure.Argument, "bad option")

@@ -31,6 +31,7 @@ cd "$(dirname "$0")/.."
 # combination on a small machine.
 runs=(
 	"./mpi|1 2 3 4||"
+	"./internal/agreement|1 2 3 4||"
 	"./pkg/topology|1 2 3 4||"
 	"./pkg/topology|2 3 4|LMDBIO_RANKS_PER_NODE=2|"
 	"./pkg/topology|3 4|LMDBIO_RANKS_PER_NODE=3|"

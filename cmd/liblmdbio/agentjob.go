@@ -13,6 +13,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/agent"
 	"github.com/lmdbio/lmdbio/internal/handoff"
 	"github.com/lmdbio/lmdbio/internal/loaderopts"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -63,7 +64,7 @@ func (j *agentJob) open(path, options string) (source, loader.Options, error) {
 	opt, err := parseOpen(path, options)
 	var refused *agent.Error
 	if err != nil {
-		refused = &agent.Error{Kind: agentKind(statusOf(err)), Message: err.Error()}
+		refused = &agent.Error{Kind: failure.KindOf(err), Message: err.Error()}
 	}
 	socket, session, err := j.client.Open(abs, loaderopts.Format(opt), refused)
 	if err != nil {

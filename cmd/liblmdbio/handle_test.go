@@ -5,19 +5,16 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"unsafe"
 
-	"github.com/lmdbio/lmdbio/internal/agent"
-	"github.com/lmdbio/lmdbio/internal/loaderopts"
 	"github.com/lmdbio/lmdbio/internal/startup"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -203,56 +200,6 @@ func TestCallRecovers(t *testing.T) {
 	}
 }
 
-func TestStatusOf(t *testing.T) {
-	for _, c := range []struct {
-		err  error
-		want int
-	}{
-		{nil, statusOK},
-		{topology.ErrLaunch, errLaunch},
-		{withPath("p", fs.ErrNotExist), errInput},
-		{loader.ErrBadOption, errArgument},
-		{failf(errBusy, "x"), errBusy},
-		{errors.New("disk on fire"), errRuntime},
-		{fmt.Errorf("p: %w", loaderopts.ErrSyntax), errArgument},
-		{fmt.Errorf("option resume: %w", loader.ErrResume), errInput},
-		{&agent.Error{Kind: agent.KindArgument, Message: "m"}, errArgument},
-		{withPath("p", &agent.Error{Kind: agent.KindInput, Message: "m"}), errInput},
-		{&agent.Error{Kind: agent.KindRuntime, Message: "m"}, errRuntime},
-	} {
-		if got := statusOf(c.err); got != c.want {
-			t.Errorf("statusOf(%v) = %d, want %d", c.err, got, c.want)
-		}
-	}
-}
-
-// TestFailureKey: the ranks agree on the status nearest LMDBIO_OK and, among
-// ranks with it, the lowest: a bad option that reached the other ranks as
-// bad input is reported as the bad option it is, everywhere.
-func TestFailureKey(t *testing.T) {
-	const size = 4
-	badOption := fmt.Errorf("x: %w", loader.ErrBadOption)
-	for _, c := range []struct {
-		errs       [size]error
-		status, at int
-	}{
-		{[size]error{}, statusOK, 0},
-		{[size]error{nil, nil, fs.ErrNotExist, nil}, errInput, 2},
-		{[size]error{fs.ErrNotExist, badOption, fs.ErrNotExist, fs.ErrNotExist}, errArgument, 1},
-		{[size]error{errors.New("disk on fire"), nil, fs.ErrNotExist, nil}, errInput, 2},
-		{[size]error{topology.ErrLaunch, errors.New("rank 0: bad MPI launch"), nil, nil}, errLaunch, 0},
-		{[size]error{nil, badOption, nil, badOption}, errArgument, 1},
-	} {
-		smallest := int64(math.MaxInt64)
-		for rank, err := range c.errs {
-			smallest = min(smallest, failureKey(err, rank, size))
-		}
-		if status, at := fromFailureKey(smallest, size); status != c.status || (status != statusOK && at != c.at) {
-			t.Errorf("%v: status %d of rank %d, want %d of rank %d", c.errs, status, at, c.status, c.at)
-		}
-	}
-}
-
 // TestLaunchSettings: a bad value of a variable that says how lmdbio starts
 // in MPI is a launch error, not an argument of lmdbio_init.
 func TestLaunchSettings(t *testing.T) {
@@ -295,16 +242,7 @@ func TestParseOpen(t *testing.T) {
 			t.Errorf("parseOpen(%q, %q): status %d (%v), want %d", c.path, c.options, got, err, c.want)
 		}
 	}
-	if err := withPath("", failf(errArgument, "lmdbio_open: the path is empty")); err.Error() != "lmdbio_open: the path is empty" {
+	if err := withPath("", failure.Mark(errors.New("lmdbio_open: the path is empty"), failure.Argument)); err.Error() != "lmdbio_open: the path is empty" {
 		t.Errorf("an empty path in front: %q", err)
-	}
-}
-
-// TestAgentKind: what a learner tells its agent of maps back to its status.
-func TestAgentKind(t *testing.T) {
-	for _, st := range []int{errArgument, errInput, errRuntime} {
-		if got := agentStatus(agentKind(st)); got != st {
-			t.Errorf("status %d: kind %q maps back to %d", st, agentKind(st), got)
-		}
 	}
 }

@@ -5,12 +5,13 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/agreement"
 	"github.com/lmdbio/lmdbio/internal/startup"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -73,7 +74,7 @@ func launchSettings() (limit time.Duration, perNode int, err error) {
 		perNode, err = topology.RanksPerNode(os.Getenv)
 	}
 	if err != nil {
-		return 0, 0, failf(errLaunch, "%v", err)
+		return 0, 0, failure.Mark(err, failure.Launch)
 	}
 	return limit, perNode, nil
 }
@@ -100,57 +101,23 @@ func (j *mpiJob) open(path, options string) (source, loader.Options, error) {
 	return ld, opt, nil
 }
 
-// agree gives every rank that failed a step the status the ranks agree on
-// (agreeFailure) with its own message, and the ranks that did not fail an
-// error naming the rank that did. Collective over world.
+// agree gives every rank that failed a step its own error with the kind
+// the ranks agree on (agreement.OnFailure), and the ranks that did not
+// fail an error of that kind naming the rank whose failure it is.
+// Collective over world.
 func agree(world *mpi.Comm, err error) error {
-	status, rank, e := agreeFailure(world, err)
+	f, e := agreement.OnFailure(world, err)
 	switch {
 	case e != nil && err != nil:
 		return err
 	case e != nil:
 		return e
-	case status == statusOK:
+	case !f.Failed:
 		return nil
 	case err != nil:
-		return &statusError{status: status, err: err}
+		return f.Own(err)
 	}
-	return failf(status, "rank %d refused its path or options", rank)
-}
-
-// agreeFailure returns the status the ranks agree on for a step each took
-// on its own, and the rank whose it is: statusOK if none failed, else
-// the failure that ranks first (failureKey). Collective over world.
-func agreeFailure(world *mpi.Comm, err error) (status, rank int, e error) {
-	size := world.Size()
-	out := make([]int64, 1)
-	if e := world.AllreduceInt64([]int64{failureKey(err, world.Rank(), size)}, out, mpi.Min); e != nil {
-		return 0, 0, e
-	}
-	status, rank = fromFailureKey(out[0], size)
-	return status, rank, nil
-}
-
-// failureKey orders the ranks' outcomes so that the smallest is the
-// failure every rank reports: the status nearest LMDBIO_OK, then the
-// lowest rank. A rank that only learnt of another's failure classes it no
-// better than that rank did, so the nearest status is the failure as the
-// rank that had it classed it. Where ranks failed on their own, a fault of
-// the caller or of the input comes before one at run time, as the exit
-// status of lmdbio's commands puts bad input first.
-func failureKey(err error, rank, size int) int64 {
-	if err == nil {
-		return math.MaxInt64
-	}
-	return int64(-statusOf(err))*int64(size) + int64(rank)
-}
-
-// fromFailureKey is the status and rank of the smallest failureKey.
-func fromFailureKey(key int64, size int) (status, rank int) {
-	if key == math.MaxInt64 {
-		return statusOK, 0
-	}
-	return -int(key / int64(size)), int(key % int64(size))
+	return failure.Mark(fmt.Errorf("rank %d refused its path or options", f.Rank), f.Kind)
 }
 
 // allreduceSum replaces values by their sums over all ranks, modulo 2^64.

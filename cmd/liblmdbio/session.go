@@ -4,11 +4,13 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"os"
 	"sync"
 
 	"github.com/lmdbio/lmdbio/internal/agent"
 	"github.com/lmdbio/lmdbio/internal/loaderopts"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
@@ -120,7 +122,7 @@ func open(path, options string) (uintptr, error) {
 // as an argument, as NULL is, on both kinds of job.
 func parseOpen(path, options string) (loader.Options, error) {
 	if path == "" {
-		return loader.Options{}, failf(errArgument, "lmdbio_open: the path is empty")
+		return loader.Options{}, failure.Mark(errors.New("lmdbio_open: the path is empty"), failure.Argument)
 	}
 	return loaderopts.Parse(options)
 }

@@ -12,10 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/lmdbio/lmdbio/internal/agent"
-	"github.com/lmdbio/lmdbio/internal/loaderopts"
-	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/topology"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // The statuses of include/lmdbio.h.
@@ -34,62 +31,46 @@ const (
 	errInternal      = int(C.LMDBIO_ERR_INTERNAL)
 )
 
-// statusError is an error that knows its status.
-type statusError struct {
+// statuses is the status the C caller sees for each kind of failure: the
+// one place where a failure.Kind becomes a status of lmdbio.h.
+var statuses = map[failure.Kind]int{
+	failure.Argument: errArgument,
+	failure.Input:    errInput,
+	failure.Launch:   errLaunch,
+	failure.Runtime:  errRuntime,
+	failure.Internal: errInternal,
+}
+
+// callerError is a mistake in the C caller's use of the library that
+// lmdbio.h names more finely than an argument: a bad or busy handle, a
+// header of another ABI version, a call before lmdbio_init or after
+// lmdbio_finalize. Its Kind is failure.Argument; its status its own.
+type callerError struct {
 	status int
 	err    error
 }
 
-func (e *statusError) Error() string { return e.err.Error() }
-func (e *statusError) Unwrap() error { return e.err }
+func (e *callerError) Error() string             { return e.err.Error() }
+func (e *callerError) Unwrap() error             { return e.err }
+func (e *callerError) FailureKind() failure.Kind { return failure.Argument }
 
-// failf returns an error with the given status.
+// failf returns a callerError with one of the statuses that no Kind maps
+// to (errHandle, errBusy, errVersion, errState). Other failures are marked
+// with their failure.Kind where they are made.
 func failf(status int, format string, args ...any) error {
-	return &statusError{status: status, err: fmt.Errorf(format, args...)}
+	return &callerError{status: status, err: fmt.Errorf(format, args...)}
 }
 
 // statusOf maps an error to the status the C caller sees.
 func statusOf(err error) int {
-	var se *statusError
-	var ae *agent.Error
+	var ce *callerError
 	switch {
 	case err == nil:
 		return statusOK
-	case errors.As(err, &se):
-		return se.status
-	case errors.As(err, &ae):
-		return agentStatus(ae.Kind)
-	case errors.Is(err, topology.ErrLaunch):
-		return errLaunch
-	case errors.Is(err, loader.ErrBadOption), errors.Is(err, loaderopts.ErrSyntax):
-		return errArgument
-	case loader.IsBadInput(err):
-		return errInput
+	case errors.As(err, &ce):
+		return ce.status
 	}
-	return errRuntime
-}
-
-// agentStatus maps the kind of an error the agent answered with.
-func agentStatus(k agent.Kind) int {
-	switch k {
-	case agent.KindArgument:
-		return errArgument
-	case agent.KindInput:
-		return errInput
-	}
-	return errRuntime
-}
-
-// agentKind is the kind of error a learner tells its agent of for a
-// status: agentStatus maps it back.
-func agentKind(status int) agent.Kind {
-	switch status {
-	case errArgument:
-		return agent.KindArgument
-	case errInput:
-		return agent.KindInput
-	}
-	return agent.KindRuntime
+	return statuses[failure.KindOf(err)]
 }
 
 // call runs f for an exported function: its error, or a panic, becomes a
@@ -100,7 +81,7 @@ func call(msg **C.char, f func() (int, error)) (status C.int) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			status = C.int(errInternal)
+			status = C.int(statuses[failure.Internal])
 			setMessage(msg, fmt.Sprintf("internal error in lmdbio (please report it): %v", r))
 		}
 	}()

@@ -13,6 +13,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -136,7 +137,7 @@ func (r *benchRun) runSteps(steps []benchStep) {
 // end frees the groups and ends the job, every rank agreeing on err.
 func (r *benchRun) end(err error) error {
 	r.freeGroups()
-	return r.job.Finish(cli.WithCode(cli.ExitFailure, err))
+	return r.job.Finish(failure.Mark(err, failure.Runtime)) // a failure of the bench, whatever it met
 }
 
 // processStartup is how long this process ran before the program started:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/launch"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -90,7 +90,7 @@ func runDoctor(opt doctorOptions) error {
 		_ = w.Flush()
 	}
 	if failed {
-		return cli.WithCode(cli.ExitFailure, errors.New("doctor: some checks failed"))
+		return failure.New(failure.Runtime, "doctor: some checks failed")
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -64,18 +63,18 @@ type hdf5Info struct {
 func runInfoHDF5(path string, opt infoOptions) error {
 	datasets, err := hdf5.Inspect(path)
 	if err != nil {
-		return hdf5Error(err)
+		return err
 	}
 	// "none" asks for no labels, as it does of digest and run.
 	src, err := hdf5.Open(path, hdf5.Options{Dataset: opt.dataset, Labels: opt.labels, NoLabels: opt.labels == loader.NoLabels})
 	if err != nil {
-		return hdf5Error(err)
+		return err
 	}
 	sum := hdf5Summary(path, src, len(datasets))
 	if opt.verify {
 		start := time.Now()
 		if err := verifySource(src); err != nil {
-			return hdf5Error(err)
+			return err
 		}
 		sum.Verified, sum.VerifySeconds = true, time.Since(start).Seconds()
 	}
@@ -91,14 +90,6 @@ func runInfoHDF5(path string, opt infoOptions) error {
 	}
 	printHDF5Info(lines, sum)
 	return nil
-}
-
-// hdf5Error makes what the file holds a bad-input error (exit 2).
-func hdf5Error(err error) error {
-	if errors.Is(err, hdf5.ErrBadInput) || errors.Is(err, source.ErrCorrupt) {
-		return cli.InputError(err)
-	}
-	return err
 }
 
 func hdf5DatasetLine(path string, d hdf5.DatasetInfo) hdf5DatasetInfo {

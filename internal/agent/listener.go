@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/handoff"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // helloTimeout bounds how long a new connection may take to say Hello, so
@@ -114,7 +115,7 @@ func (l *Listener) serve(c *net.UnixConn) {
 	defer l.wg.Done()
 	lc, err := l.greet(c)
 	if err != nil {
-		if b, e := AppendFrame(nil, Reply{Error: newError(KindArgument, "agent refused the learner: "+err.Error())}); e == nil {
+		if b, e := AppendFrame(nil, Reply{Error: newError(failure.Argument, "agent refused the learner: "+err.Error())}); e == nil {
 			c.SetWriteDeadline(time.Now().Add(time.Second))
 			c.Write(b)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/loaderopts"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
@@ -126,7 +127,7 @@ func (n *Node) take(ev event) {
 			l.conn, l.calls = nil, nil
 		}
 	case l.exited:
-		_ = ev.conn.reply(Reply{Error: newError(KindArgument, "the learner of this local rank has exited")})
+		_ = ev.conn.reply(Reply{Error: newError(failure.Argument, "the learner of this local rank has exited")})
 	default:
 		l.conn = ev.conn
 		l.calls = append(l.calls, ev.req)
@@ -183,7 +184,7 @@ func (n *Node) open(path, options string) {
 		s, err = n.cfg.Serve(path, opt, n.cfg.Learners)
 	}
 	if err != nil {
-		e := newError(KindOf(err), err.Error()) // the learner puts the path in front
+		e := newError(failure.KindOf(err), err.Error()) // the learner puts the path in front
 		n.answer(func(int) Reply { return Reply{Error: e} })
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
@@ -225,7 +226,7 @@ func TestNodeMismatch(t *testing.T) {
 	})
 	for r, err := range errs {
 		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindArgument || !strings.Contains(e.Message, "node 1: rank 2 calls allreduce, rank 3 calls open") {
+		if !errors.As(err, &e) || e.Kind != failure.Argument || !strings.Contains(e.Message, "node 1: rank 2 calls allreduce, rank 3 calls open") {
 			t.Errorf("rank %d: %v, want the mismatch on node 1", r, err)
 		}
 	}
@@ -272,21 +273,21 @@ func TestNodeOpenErrors(t *testing.T) {
 	errs := each(clients, func(r int, cl *Client) error {
 		var refused *Error
 		if r == 1 {
-			refused = &Error{Kind: KindInput, Message: "option resume: open s.json: no such file or directory"}
+			refused = &Error{Kind: failure.Input, Message: "option resume: open s.json: no such file or directory"}
 		}
 		_, _, err := cl.Open("/d", "", refused)
 		return err
 	})
 	for r, err := range errs {
 		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindInput || e.Message != "option resume: open s.json: no such file or directory" {
+		if !errors.As(err, &e) || e.Kind != failure.Input || e.Message != "option resume: open s.json: no such file or directory" {
 			t.Errorf("rank %d: %v, want rank 1's objection", r, err)
 		}
 	}
 	errs = each(clients, func(r int, cl *Client) error { _, _, err := cl.Open("/d", "", nil); return err })
 	for r, err := range errs {
 		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindInput || e.Message != "bad input: not an LMDB" {
+		if !errors.As(err, &e) || e.Kind != failure.Input || e.Message != "bad input: not an LMDB" {
 			t.Errorf("rank %d: %v, want Serve's error", r, err)
 		}
 	}

@@ -2,11 +2,10 @@ package agent
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/lmdbio/lmdbio/internal/loaderopts"
-	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // opDone is a node's proposal once all its learners have exited: they make
@@ -39,7 +38,7 @@ func propose(calls []call, exited []int) proposal {
 	first := calls[0]
 	p := proposal{Op: first.req.Op}
 	problem := func(format string, args ...any) proposal {
-		return proposal{Op: p.Op, Problem: newError(KindArgument, fmt.Sprintf(format, args...))}
+		return proposal{Op: p.Op, Problem: newError(failure.Argument, fmt.Sprintf(format, args...))}
 	}
 	if len(exited) > 0 {
 		return problem("rank %d has exited while rank %d calls %s: every learner must make the same lmdbio calls in the same order",
@@ -81,16 +80,16 @@ func proposeOpen(calls []call) proposal {
 	for _, c := range calls[1:] {
 		switch {
 		case c.req.Path != first.Path:
-			return proposal{Op: OpOpen, Problem: newError(KindArgument, fmt.Sprintf(
+			return proposal{Op: OpOpen, Problem: newError(failure.Argument, fmt.Sprintf(
 				"rank %d opens %s, rank %d opens %s: every learner must open the same dataset", calls[0].rank, first.Path, c.rank, c.req.Path))}
 		case c.req.Options != first.Options:
-			return proposal{Op: OpOpen, Problem: newError(KindArgument, fmt.Sprintf(
+			return proposal{Op: OpOpen, Problem: newError(failure.Argument, fmt.Sprintf(
 				"rank %d opens %s with %q, rank %d with %q: every learner must open it with the same options",
 				calls[0].rank, first.Path, first.Options, c.rank, c.req.Options))}
 		}
 	}
 	if _, err := loaderopts.Parse(first.Options); err != nil {
-		return proposal{Op: OpOpen, Problem: newError(KindOf(err), err.Error())}
+		return proposal{Op: OpOpen, Problem: newError(failure.KindOf(err), err.Error())}
 	}
 	return p
 }
@@ -120,7 +119,7 @@ func decide(props []proposal) outcome {
 	}
 	for node, p := range props[1:] {
 		if p.Op != first.Op {
-			return outcome{err: newError(KindArgument, fmt.Sprintf("the learners of node 0 %s, those of node %d %s: every learner must make the same lmdbio calls in the same order",
+			return outcome{err: newError(failure.Argument, fmt.Sprintf("the learners of node 0 %s, those of node %d %s: every learner must make the same lmdbio calls in the same order",
 				doing(first.Op), node+1, doing(p.Op)))}
 		}
 	}
@@ -130,7 +129,7 @@ func decide(props []proposal) outcome {
 	case OpOpen:
 		for node, p := range props[1:] {
 			if p.Path != first.Path || p.Options != first.Options {
-				return outcome{err: newError(KindArgument, fmt.Sprintf("node 0 opens %s with %q, node %d %s with %q: every learner must open the same dataset with the same options",
+				return outcome{err: newError(failure.Argument, fmt.Sprintf("node 0 opens %s with %q, node %d %s with %q: every learner must open the same dataset with the same options",
 					first.Path, first.Options, node+1, p.Path, p.Options))}
 			}
 		}
@@ -139,7 +138,7 @@ func decide(props []proposal) outcome {
 		sums := make([]uint64, first.Count)
 		for node, p := range props {
 			if p.Count != first.Count || len(p.Sums) != p.Count {
-				return outcome{err: newError(KindArgument, fmt.Sprintf("node 0's learners sum %d values, node %d's %d: every learner must pass as many",
+				return outcome{err: newError(failure.Argument, fmt.Sprintf("node 0's learners sum %d values, node %d's %d: every learner must pass as many",
 					first.Count, node, p.Count))}
 			}
 			for i, v := range p.Sums {
@@ -148,7 +147,7 @@ func decide(props []proposal) outcome {
 		}
 		return outcome{sums: sums}
 	}
-	return outcome{err: newError(KindRuntime, fmt.Sprintf("agent: a round of unknown call %q", first.Op))}
+	return outcome{err: newError(failure.Runtime, fmt.Sprintf("agent: a round of unknown call %q", first.Op))}
 }
 
 func doing(op string) string {
@@ -181,16 +180,4 @@ func decodeProposals(all [][]byte) ([]proposal, error) {
 func encodeProposal(p proposal) []byte {
 	b, _ := json.Marshal(p) // plain data: it always marshals
 	return b
-}
-
-// KindOf classes an error of the loader or of its options for the
-// learners.
-func KindOf(err error) Kind {
-	switch {
-	case errors.Is(err, loaderopts.ErrSyntax), errors.Is(err, loader.ErrBadOption):
-		return KindArgument
-	case loader.IsBadInput(err):
-		return KindInput
-	}
-	return KindRuntime
 }

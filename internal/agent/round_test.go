@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 func open(rank int, path, options string) call {
@@ -37,7 +39,7 @@ func TestPropose(t *testing.T) {
 		{name: "bad options", calls: []call{open(0, "/a", "batch=x"), open(1, "/a", "batch=x")},
 			problem: "bad option: option batch=x: want a whole number"},
 		{name: "refused", calls: []call{open(0, "/a", ""), {rank: 1, req: Request{Op: OpOpen, Path: "/a",
-			Refused: &Error{Kind: KindInput, Message: "option resume: no such file"}}}}, problem: "option resume: no such file"},
+			Refused: &Error{Kind: failure.Input, Message: "option resume: no such file"}}}}, problem: "option resume: no such file"},
 	} {
 		got := propose(c.calls, c.exited)
 		if c.problem != "" {
@@ -65,7 +67,7 @@ func TestDecide(t *testing.T) {
 		{name: "open", props: []proposal{openA, openA}, want: outcome{open: &openA}},
 		{name: "sums", props: []proposal{{Op: OpAllreduce, Count: 2, Sums: []uint64{1, 2}}, {Op: OpAllreduce, Count: 2, Sums: []uint64{1<<64 - 1, 3}}},
 			want: outcome{sums: []uint64{0, 5}}},
-		{name: "a problem wins", props: []proposal{openA, {Op: OpOpen, Problem: &Error{Kind: KindInput, Message: "bad"}}},
+		{name: "a problem wins", props: []proposal{openA, {Op: OpOpen, Problem: &Error{Kind: failure.Input, Message: "bad"}}},
 			err: "node 1: bad"},
 		{name: "one node done", props: []proposal{openA, done},
 			err: "the learners of node 0 call open, those of node 1 have exited"},

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // AgentSocketEnv names the variable that tells a learner its agent's socket
@@ -80,26 +82,35 @@ type Topology struct {
 	Host      string `json:"host"`
 }
 
-// Error is a failed call, as the agent classes it.
+// Error is a failed call, with whose failure it is. On the wire the Kind
+// is its name ("argument", "input", "launch", "runtime", "internal").
 type Error struct {
-	Kind    Kind   `json:"kind"`
-	Message string `json:"message"`
+	Kind    failure.Kind `json:"kind"`
+	Message string       `json:"message"`
 }
 
 func (e *Error) Error() string { return e.Message }
 
-// Kind says whose a failure is, for the status code or exit status it maps
-// to.
-type Kind string
+// FailureKind is the Kind the error was sent with, for failure.KindOf.
+func (e *Error) FailureKind() failure.Kind { return e.Kind }
 
-// The kinds of Error.
-const (
-	KindArgument Kind = "argument" // the call's arguments: options, a mismatch between learners
-	KindInput    Kind = "input"    // the dataset: missing, corrupt, unsupported
-	KindRuntime  Kind = "runtime"  // I/O, MPI, another node
-)
-
-func (k Kind) valid() bool { return k == KindArgument || k == KindInput || k == KindRuntime }
+// UnmarshalJSON reads an Error strictly, as strict reads a message, and
+// refuses one without a kind: Kind's zero value is a kind, runtime, which a
+// peer that sends none has not said.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Kind    *failure.Kind `json:"kind"`
+		Message string        `json:"message"`
+	}
+	if err := strict(b, &w); err != nil {
+		return err
+	}
+	if w.Kind == nil {
+		return fmt.Errorf("%w: an error without a kind", ErrProtocol)
+	}
+	*e = Error{Kind: *w.Kind, Message: w.Message}
+	return nil
+}
 
 // ReadFrame reads one frame's payload.
 func ReadFrame(r io.Reader) ([]byte, error) {
@@ -227,11 +238,11 @@ func DecodeReply(b []byte, op string) (Reply, error) {
 }
 
 func (e *Error) valid() bool {
-	return e.Kind.valid() && e.Message != "" && len(e.Message) <= MaxMessage
+	return e.Kind.Valid() && e.Message != "" && len(e.Message) <= MaxMessage
 }
 
 // newError makes an Error, its message cut to MaxMessage.
-func newError(kind Kind, msg string) *Error {
+func newError(kind failure.Kind, msg string) *Error {
 	if len(msg) > MaxMessage {
 		msg = msg[:MaxMessage-3] + "..."
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 func frame(s string) []byte {
@@ -75,6 +78,8 @@ func TestDecodeReply(t *testing.T) {
 		`{"values":[1,2]}`:            OpAllreduce,
 		`{}`:                          OpAllreduce, // no values
 		`{"error":{"kind":"input","message":"p: missing"}}`: OpOpen,
+		`{"error":{"kind":"launch","message":"m"}}`:         OpAllreduce,
+		`{"error":{"kind":"internal","message":"m"}}`:       OpHello,
 	}
 	for s, op := range good {
 		if _, err := DecodeReply([]byte(s), op); err != nil {
@@ -88,6 +93,9 @@ func TestDecodeReply(t *testing.T) {
 		`{}`:              OpOpen,
 		`{"error":{"kind":"input","message":"m"},"socket":"@s"}`: OpOpen,
 		`{"error":{"kind":"input"}}`:                             OpOpen,
+		`{"error":{"message":"m"}}`:                              OpOpen, // no kind
+		`{"error":{"kind":"","message":"m"}}`:                    OpOpen,
+		`{"error":{"kind":"input","message":"m","colour":1}}`:    OpOpen,
 		`{"socket":"@s","values":[1]}`:                           OpOpen,
 		`{"socket":"@u"}`:                                        OpOpen, // no session
 		`{"socket":"@t"}`:                                        "fly",
@@ -139,4 +147,22 @@ func FuzzDecodeReply(f *testing.F) {
 			t.Fatalf("%q: a hello answer without a topology", b)
 		}
 	})
+}
+
+// TestErrorKinds: every Kind crosses the wire by its name and comes back as
+// itself, for failure.KindOf on the learner's side.
+func TestErrorKinds(t *testing.T) {
+	for _, k := range failure.Kinds() {
+		b, err := AppendFrame(nil, Reply{Error: newError(k, "m")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"kind":"`+k.String()+`"`) {
+			t.Errorf("%v on the wire: %s", k, b[4:])
+		}
+		r, err := DecodeReply(b[4:], OpOpen)
+		if err != nil || r.Error == nil || r.Error.Kind != k || failure.KindOf(fmt.Errorf("p: %w", r.Error)) != k {
+			t.Errorf("%v comes back as %+v, %v", k, r.Error, err)
+		}
+	}
 }

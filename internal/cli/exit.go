@@ -9,21 +9,31 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/startup"
-	"github.com/lmdbio/lmdbio/pkg/loader"
-	"github.com/lmdbio/lmdbio/pkg/topology"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Program is the name error lines start with: "lmdbio", or "lmdbio-bench"
 // in the kit's command, which sets it before it runs.
 var Program = "lmdbio"
 
-// Exit statuses. Every command maps its errors to these in Report, and
-// nowhere else.
+// Exit statuses. A command's error gets one by its failure.Kind
+// (ExitCodes), in Report, and nowhere else; only an exit status that a job
+// the launcher ran chose already is passed on as it is (WithCode, Quiet).
 const (
 	ExitOK      = 0
 	ExitFailure = 1 // a runtime failure
 	ExitUsage   = 2 // bad input or usage
 )
+
+// ExitCodes is the exit status of each kind of failure: the one place where
+// a failure.Kind becomes an exit status.
+var ExitCodes = map[failure.Kind]int{
+	failure.Argument: ExitUsage,
+	failure.Input:    ExitUsage,
+	failure.Launch:   ExitUsage,
+	failure.Runtime:  ExitFailure,
+	failure.Internal: ExitFailure,
+}
 
 // ExitStatusHelp ends every command's help: the exit contract.
 const ExitStatusHelp = `
@@ -33,9 +43,11 @@ EXIT STATUS
   1  a runtime failure (I/O, MPI, a rank that died)
   2  bad input or usage (flags, paths, corrupt or unsupported datasets)`
 
-// exitError carries an exit status through cobra's error return.
+// exitError is a command's error as Report prints it: a mistake on the
+// command line names the command; an exit status passed on from a job is
+// kept.
 type exitError struct {
-	code  int
+	code  int  // the status a job chose; 0: by the error's Kind
 	usage bool // a mistake on the command line: the error line names the command
 	err   error
 }
@@ -43,18 +55,28 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// UsageError marks err as a mistake on the command line (exit 2); its line
-// names the command: "lmdbio info: needs a PATH".
-func UsageError(err error) error { return &exitError{code: ExitUsage, usage: true, err: err} }
+// UsageError marks err as a mistake on the command line (an argument: exit
+// 2); its line names the command: "lmdbio info: needs a PATH".
+func UsageError(err error) error {
+	return &exitError{usage: true, err: failure.Mark(err, failure.Argument)}
+}
 
 // InputError marks err as bad input other than the command line: a dataset, a
-// variable, the way the job was launched (exit 2).
-func InputError(err error) error { return &exitError{code: ExitUsage, err: err} }
+// variable, the way the job was launched (exit 2). An error that is already
+// the user's to fix keeps its kind (a bad launch stays a launch error).
+func InputError(err error) error {
+	switch failure.KindOf(err) {
+	case failure.Argument, failure.Input, failure.Launch:
+		return err
+	}
+	return failure.Mark(err, failure.Input)
+}
 
 // Usagef formats a usage error.
 func Usagef(format string, args ...any) error { return UsageError(fmt.Errorf(format, args...)) }
 
-// WithCode forces an exit status for err; a nil err stays nil.
+// WithCode passes on the exit status of a job the launcher ran, which the
+// job's ranks chose; a nil err stays nil.
 func WithCode(code int, err error) error {
 	if err == nil {
 		return nil
@@ -62,29 +84,20 @@ func WithCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// ExitCode maps an error to the process exit status.
+// ExitCode maps an error to the process exit status: a status passed on,
+// else its Kind's.
 func ExitCode(err error) int {
 	var ee *exitError
 	var q quietError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ee):
+	case errors.As(err, &ee) && ee.code != 0:
 		return ee.code
 	case errors.As(err, &q): // agreed on before, and agreed on again
 		return q.code
-	case isBadInput(err):
-		return ExitUsage
-	default:
-		return ExitFailure
 	}
-}
-
-// isBadInput reports errors that come from what the user handed us rather
-// than from the machine: missing files, corrupt or unsupported datasets, a
-// launch the MPI library cannot work with.
-func isBadInput(err error) bool {
-	return loader.IsBadInput(err) || errors.Is(err, topology.ErrLaunch)
+	return ExitCodes[failure.KindOf(err)]
 }
 
 // Report prints err as the one line the user sees and returns the exit
@@ -161,8 +174,8 @@ func IsPackageName(s string) bool {
 	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789") == ""
 }
 
-// ErrQuiet marks an error another rank has already reported: this rank only
-// exits with the agreed status.
+// ErrQuiet marks an error another rank, or the job the launcher ran, has
+// already reported: this rank only exits with the status agreed on.
 var ErrQuiet = errors.New("reported elsewhere")
 
 type quietError struct{ code int }
@@ -172,9 +185,13 @@ func (q quietError) Is(target error) bool {
 	return target == ErrQuiet
 }
 
-// Quiet is the error of a rank whose failure another rank reported: it
-// prints nothing and exits with code.
+// Quiet passes on the exit status of a job the launcher ran, which its
+// ranks reported.
 func Quiet(code int) error { return quietError{code: code} }
+
+// quietAgreed is a failure of kind k that the ranks agreed on and another
+// rank reported; an agreement after this one finds it of kind k again.
+func quietAgreed(k failure.Kind) error { return failure.Mark(quietError{code: ExitCodes[k]}, k) }
 
 func unquiet(err error) error {
 	var q quietError

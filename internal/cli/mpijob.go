@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/agreement"
 	"github.com/lmdbio/lmdbio/internal/startup"
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/topology"
@@ -122,36 +123,28 @@ func sweepSessionDirs(tmp string) {
 	}
 }
 
-// Agree makes every rank learn whether any rank failed. The lowest failing
-// rank reports its error; every failing rank returns a quiet error with the
-// agreed exit status, so the user sees one line. It is collective.
+// Agree makes every rank learn whether any rank failed, of what kind
+// (agreement.OnFailure). The rank whose failure it is reports its error;
+// every failing rank returns a quiet error of the agreed kind, so the user
+// sees one line and every rank exits with one status. It is collective.
 func (j *Job) Agree(err error) error { return AgreeOn(j.Topo.World, err) }
 
 // AgreeOn is Agree on any communicator that every rank of the job calls it on.
 func AgreeOn(world *mpi.Comm, err error) error {
-	code := int64(ExitCode(err))
-	first := int64(world.Size())
-	if code != ExitOK {
-		first = int64(world.Rank())
-	}
-	in := []int64{code, -first}
-	out := make([]int64, 2)
-	if e := world.AllreduceInt64(in, out, mpi.Max); e != nil {
+	f, e := agreement.OnFailure(world, err)
+	if e != nil {
 		return fmt.Errorf("agreeing on the outcome: %w", e)
 	}
-	switch {
-	case out[0] == ExitOK:
+	if !f.Failed {
 		return nil
-	case int64(world.Rank()) == -out[1]:
+	}
+	if world.Rank() == f.Rank {
 		Report("", err)
-		err = Quiet(int(out[0]))
-	default:
-		err = Quiet(int(out[0]))
 	}
 	// The launcher ends the job when the first rank exits non-zero, so no
 	// rank may exit before the reporting one has written its line.
 	_ = world.Barrier()
-	return err
+	return quietAgreed(f.Kind)
 }
 
 // Fail ends the whole job at once from one rank, for failures that other

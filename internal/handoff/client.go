@@ -159,7 +159,7 @@ func (c *Client) read(ctx context.Context, next func() (Message, error)) (Messag
 // sticky error: Fail carries the node reader's reason.
 func (c *Client) unexpected(m Message) error {
 	if f, ok := m.(Fail); ok {
-		c.err = &PeerFailure{Msg: f.Msg, BadInput: f.BadInput}
+		c.err = &PeerFailure{Msg: f.Msg, Kind: f.Kind}
 	} else {
 		c.err = classErrorf(ErrProtocol, "ring: node reader (pid %d) sent %v to a learner", c.serverPid, m.Type())
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Frame layout (all integers little endian):
@@ -124,10 +126,10 @@ func Decode(frame []byte) (Message, error) {
 		}
 		return Release{ID: le64(p)}, nil
 	case TypeFail:
-		if len(p) < 1 || len(p)-1 > MaxFailMsg || p[0] > 1 {
-			return nil, fmt.Errorf("%w: fail message of %d bytes (flags %#x), at most %d", ErrCorrupt, len(p), p[:min(len(p), 1)], MaxFailMsg+1)
+		if len(p) < 1 || len(p)-1 > MaxFailMsg || !failure.Kind(p[0]).Valid() {
+			return nil, fmt.Errorf("%w: fail message of %d bytes (kind %#x), at most %d", ErrCorrupt, len(p), p[:min(len(p), 1)], MaxFailMsg+1)
 		}
-		return Fail{Msg: string(p[1:]), BadInput: p[0] == 1}, nil
+		return Fail{Msg: string(p[1:]), Kind: failure.Kind(p[0])}, nil
 	case TypeBye:
 		if err := wantPayload(t, p, 0); err != nil {
 			return nil, err
@@ -216,11 +218,7 @@ func (m Release) appendPayload(b []byte) []byte {
 }
 
 func (m Fail) appendPayload(b []byte) []byte {
-	flags := byte(0)
-	if m.BadInput {
-		flags = 1
-	}
-	return append(append(b, flags), m.Msg...)
+	return append(append(b, byte(m.Kind)), m.Msg...)
 }
 
 func (Bye) appendPayload(b []byte) []byte { return b }

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 var roundTripCases = []struct {
@@ -22,7 +24,9 @@ var roundTripCases = []struct {
 	{"end-of-epoch", EndOfEpoch{Epoch: 12}},
 	{"release", Release{ID: math.MaxUint64}},
 	{"fail", Fail{Msg: "disk on fire: /data/x.mdb"}},
-	{"fail-bad-input", Fail{Msg: "corrupt chunk", BadInput: true}},
+	{"fail-bad-input", Fail{Msg: "corrupt chunk", Kind: failure.Input}},
+	{"fail-bad-option", Fail{Msg: "--cache 3: too small", Kind: failure.Argument}},
+	{"fail-internal", Fail{Msg: "bug", Kind: failure.Internal}},
 	{"fail-empty", Fail{}},
 	{"fail-max", Fail{Msg: strings.Repeat("x", MaxFailMsg)}},
 	{"bye", Bye{}},
@@ -107,6 +111,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"batch-negative-key", frame(TypeBatch, u64(1), u32(0), u32(1), u64(1), u64(2), u64(3), u64(1<<63), u64(1)), ErrCorrupt},
 		{"batch-offset-overflow", frame(TypeBatch, u64(1), u32(0), u32(1), u64(1), u64(math.MaxInt64), u64(1)), ErrCorrupt},
 		{"fail-too-long", frame(TypeFail, bytes.Repeat([]byte{'x'}, MaxFailMsg+1)), ErrCorrupt},
+		{"fail-no-such-kind", frame(TypeFail, []byte{5, 'x'}), ErrCorrupt},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

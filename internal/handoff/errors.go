@@ -3,6 +3,8 @@ package handoff
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Sentinel errors, for errors.Is.
@@ -43,11 +45,15 @@ func classErrorf(class error, format string, args ...any) error {
 }
 
 // PeerFailure is the failure the node reader told a learner of (Fail). Its
-// text is the node reader's own; it matches ErrPeerFailed.
+// text is the node reader's own, its Kind the one the node reader gave it;
+// it matches ErrPeerFailed.
 type PeerFailure struct {
-	Msg      string
-	BadInput bool
+	Msg  string
+	Kind failure.Kind
 }
+
+// FailureKind is the Kind the node reader sent, for failure.KindOf.
+func (e *PeerFailure) FailureKind() failure.Kind { return e.Kind }
 
 func (e *PeerFailure) Error() string { return e.Msg }
 func (e *PeerFailure) Unwrap() error { return ErrPeerFailed }

@@ -1,6 +1,10 @@
 package handoff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
+)
 
 // Type is the type byte of a frame.
 type Type uint8
@@ -90,12 +94,12 @@ type Release struct {
 }
 
 // Fail tells the peer that this side failed, and why. The peer stops.
-// BadInput says the failure is the user's to fix (a corrupt or unsupported
-// dataset, a bad option), so every process can exit with the status for
-// bad input.
+// Kind says whose the failure is (a corrupt or unsupported dataset is the
+// input's, a bad option the arguments'), so that every process reports it
+// with the status of that kind.
 type Fail struct {
-	Msg      string
-	BadInput bool
+	Msg  string
+	Kind failure.Kind
 }
 
 // Bye is a learner's last message on a clean Close.

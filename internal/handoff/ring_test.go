@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 var nameSeq atomic.Int64
@@ -306,7 +308,7 @@ func TestServerGone(t *testing.T) {
 		text string
 	}{
 		{"close", func(s *Server) error { return s.Close() }, ErrPeerGone, "went away"},
-		{"fail", func(s *Server) error { return s.Fail("out of shared memory", true) }, ErrPeerFailed, "out of shared memory"},
+		{"fail", func(s *Server) error { return s.Fail("out of shared memory", failure.Input) }, ErrPeerFailed, "out of shared memory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -328,8 +330,8 @@ func TestServerGone(t *testing.T) {
 					t.Fatalf("Recv = %v, want %v containing %q", err, tc.want, tc.text)
 				}
 				var pf *PeerFailure
-				if tc.name == "fail" && (!errors.As(err, &pf) || !pf.BadInput) {
-					t.Fatalf("Recv = %v, want a PeerFailure that says bad input", err)
+				if tc.name == "fail" && (!errors.As(err, &pf) || pf.Kind != failure.Input || failure.KindOf(err) != failure.Input) {
+					t.Fatalf("Recv = %v, want a PeerFailure of kind input", err)
 				}
 				if ctx.Err() != nil {
 					t.Fatal("Recv only returned because the test timed out")

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"golang.org/x/sys/unix"
 )
 
@@ -406,16 +407,16 @@ func (s *Server) Releases() <-chan Release { return s.releases }
 // violation. It is closed by Close.
 func (s *Server) Errors() <-chan error { return s.errs }
 
-// Fail sends Fail{msg, badInput} to every connected learner, so that each
+// Fail sends Fail{msg, kind} to every connected learner, so that each
 // of them stops with msg instead of waiting, and from then on treats
 // connections that end as expected. msg is cut to MaxFailMsg bytes. It
 // returns the learners it could not tell.
-func (s *Server) Fail(msg string, badInput bool) error {
+func (s *Server) Fail(msg string, kind failure.Kind) error {
 	s.stopping.Store(true)
 	var errs []error
 	for _, p := range s.peers {
 		if p != nil {
-			if err := p.send(Fail{Msg: truncate(msg), BadInput: badInput}); err != nil {
+			if err := p.send(Fail{Msg: truncate(msg), Kind: kind}); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -3,13 +3,15 @@ package hdf5
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 var (
 	// ErrBadInput marks files and datasets lmdbio cannot read: not HDF5,
 	// damaged, no such dataset, a shape, element type or filter it cannot
 	// deliver.
-	ErrBadInput = errors.New("bad HDF5 input")
+	ErrBadInput = failure.New(failure.Input, "bad HDF5 input")
 	// ErrLayout means an encoded Source is not valid.
 	ErrLayout = errors.New("invalid HDF5 layout")
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
@@ -190,11 +191,7 @@ func (a *agentRun) sessionFailed(path string, err error) {
 		return
 	case <-time.After(sessionGrace):
 	}
-	code := cli.ExitFailure
-	if loader.IsBadInput(err) {
-		code = cli.ExitUsage
-	}
-	a.fail(code, fmt.Errorf("lmdbio run --agent: %s: %w", path, err))
+	a.fail(cli.ExitCodes[failure.KindOf(err)], fmt.Errorf("lmdbio run --agent: %s: %w", path, err))
 }
 
 // signals passes signals on to the learners. A signal that stops jobs

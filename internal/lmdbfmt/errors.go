@@ -1,22 +1,22 @@
 package lmdbfmt
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/lmdbio/lmdbio/internal/regular"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Sentinel errors; test for them with errors.Is.
 var (
 	// ErrNotLMDB means the file does not start with an LMDB meta page.
-	ErrNotLMDB = errors.New("not an LMDB database")
+	ErrNotLMDB = failure.New(failure.Input, "not an LMDB database")
 	// ErrUnsupported means the file is LMDB but uses a feature or build this
 	// package does not read (32-bit files, other format versions, duplicate
 	// keys, named sub-databases).
-	ErrUnsupported = errors.New("unsupported LMDB database")
+	ErrUnsupported = failure.New(failure.Input, "unsupported LMDB database")
 	// ErrCorrupt means the file is damaged or truncated.
-	ErrCorrupt = errors.New("corrupt database")
+	ErrCorrupt = failure.New(failure.Input, "corrupt database")
 	// ErrNotRegular means a path names a directory, a FIFO, a device or a
 	// socket where a regular file is needed. It is regular.ErrNotRegular,
 	// so either tests the errors of OpenRegular and DataPath.

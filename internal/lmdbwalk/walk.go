@@ -9,6 +9,7 @@ import (
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
 	"github.com/lmdbio/lmdbio/internal/lmdbpin"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Walker is a read transaction on an LMDB data file and a cursor in it.
@@ -133,11 +134,16 @@ type opError struct{ *lmdb.OpError }
 func (e opError) Unwrap() error { return e.Errno }
 
 // wrap prefixes err with what was being done and makes lmdb-go's codes
-// reachable with errors.Is.
+// reachable with errors.Is; liblmdb's finding of a damaged file or of one
+// that is no LMDB (IsCorrupt) is the input's failure.
 func wrap(doing string, err error) error {
 	var op *lmdb.OpError
 	if errors.As(err, &op) {
 		err = opError{op}
 	}
-	return fmt.Errorf("lmdb: %s: %w", doing, err)
+	err = fmt.Errorf("lmdb: %s: %w", doing, err)
+	if IsCorrupt(err) {
+		return failure.Mark(err, failure.Input)
+	}
+	return err
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/PowerDNS/lmdb-go/lmdb"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // writeDB writes n records with lmdb-go into a single-file database and
@@ -167,8 +168,8 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Open(junk)
-	if !IsCorrupt(err) {
-		t.Errorf("Open(junk) = %v, want an error IsCorrupt accepts", err)
+	if !IsCorrupt(err) || failure.KindOf(err) != failure.Input {
+		t.Errorf("Open(junk) = %v (kind %v), want an error IsCorrupt accepts, of kind input", err, failure.KindOf(err))
 	}
 	if IsCorrupt(fs.ErrNotExist) || IsCorrupt(nil) {
 		t.Error("IsCorrupt accepts errors that are not liblmdb's corruption codes")
@@ -211,7 +212,7 @@ func TestSeekOnAPageThatFailsLiblmdbsChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = w.Seek(1)
-	if !IsCorrupt(err) || !strings.Contains(err.Error(), "IS_LEAF") {
+	if !IsCorrupt(err) || !strings.Contains(err.Error(), "IS_LEAF") || failure.KindOf(err) != failure.Input {
 		t.Fatalf("Seek over a leaf page turned branch: %v, want liblmdb's failed check as MDB_CORRUPTED", err)
 	}
 	if _, err := f.WriteAt(leaf, flagsAt); err != nil {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/lmdbio/lmdbio/internal/units"
 	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/lmdbio/lmdbio/pkg/sampler"
 )
@@ -33,7 +34,7 @@ import (
 // ErrSyntax marks an option string that is not key=value words, or names
 // an unknown key or a key twice; a bad value of a known key is
 // loader.ErrBadOption.
-var ErrSyntax = errors.New("bad option string")
+var ErrSyntax = failure.New(failure.Argument, "bad option string")
 
 // option is one key. set reads a value into the options; get writes it
 // back, "" when the options hold the loader's default.

@@ -4,17 +4,17 @@
 package regular
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"golang.org/x/sys/unix"
 )
 
 // ErrNotRegular means a path names a directory, a FIFO, a device or a
 // socket where a regular file is needed.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = failure.New(failure.Input, "not a regular file")
 
 // Open opens path for reading if it is a regular file, and returns it with
 // what fstat says about it. The check is made on the file opened, not on

@@ -3,16 +3,16 @@
 package shm
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"golang.org/x/sys/unix"
 )
 
 // ErrNoSpace is wrapped by errors for a shared-memory file system too full
 // for a segment. The error is a *NoSpaceError.
-var ErrNoSpace = errors.New("shm: not enough shared memory")
+var ErrNoSpace = failure.New(failure.Input, "shm: not enough shared memory")
 
 // NoSpaceHint is appended to every NoSpaceError message. Programs set it to
 // name their own options; this default names the lmdbio command line.

@@ -2,7 +2,6 @@ package source
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/lmdbio/lmdbio/internal/h5fmt"
 	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Format is the file format of a dataset.
@@ -21,7 +21,7 @@ const (
 )
 
 // ErrUnknownFormat means a path holds neither an LMDB nor an HDF5 dataset.
-var ErrUnknownFormat = errors.New("neither an LMDB nor an HDF5 file")
+var ErrUnknownFormat = failure.New(failure.Input, "neither an LMDB nor an HDF5 file")
 
 const (
 	lmdbDataFile = "data.mdb"

@@ -40,7 +40,7 @@
 // for concurrent use by any number of goroutines without locking.
 package source
 
-import "errors"
+import "github.com/lmdbio/lmdbio/pkg/failure"
 
 // Extent is a byte range of the dataset file.
 type Extent struct {
@@ -130,4 +130,4 @@ type Verifier interface {
 }
 
 // ErrCorrupt marks a block whose bytes are not what the source describes.
-var ErrCorrupt = errors.New("corrupt block")
+var ErrCorrupt = failure.New(failure.Input, "corrupt block")

@@ -1,9 +1,10 @@
 package assign
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // Remainder says what happens to records that do not fill a round.
@@ -53,11 +54,11 @@ type Layout struct {
 }
 
 // ErrEmpty is returned when the layout leaves no batch to deliver.
-var ErrEmpty = errors.New("no full batch to deliver")
+var ErrEmpty = failure.New(failure.Input, "no full batch to deliver")
 
 // ErrTooLarge is returned when a global batch cannot be formed: its size
 // overflows, or padding would repeat records more than once.
-var ErrTooLarge = errors.New("global batch too large")
+var ErrTooLarge = failure.New(failure.Input, "global batch too large")
 
 // Learners is the number of learners of all nodes.
 func (l Layout) Learners() int {

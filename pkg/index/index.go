@@ -1,11 +1,15 @@
 package index
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
+)
 
 // Sentinel errors; test for them with errors.Is.
 var (
 	// ErrCorrupt means a serialised index failed validation.
-	ErrCorrupt = errors.New("corrupt index")
+	ErrCorrupt = failure.New(failure.Input, "corrupt index")
 	// ErrStale means an index describes another version of the database
 	// file than the one on disk.
 	ErrStale = errors.New("stale index")

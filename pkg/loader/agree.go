@@ -4,23 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"strings"
-	"syscall"
 
-	"github.com/lmdbio/lmdbio/internal/handoff"
-	"github.com/lmdbio/lmdbio/internal/hdf5"
-	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
-	"github.com/lmdbio/lmdbio/internal/lmdbwalk"
+	"github.com/lmdbio/lmdbio/internal/agreement"
 	"github.com/lmdbio/lmdbio/internal/reader"
-	"github.com/lmdbio/lmdbio/internal/shm"
-	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/mpi"
-	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/index"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -56,10 +47,9 @@ func bcastBytes(c *mpi.Comm, root int, b []byte) ([]byte, error) {
 
 // status is what root tells the others after a step that only it performs.
 type status struct {
-	Err       string          `json:"err,omitempty"`
-	BadInput  bool            `json:"bad_input,omitempty"`
-	BadOption bool            `json:"bad_option,omitempty"`
-	Payload   json.RawMessage `json:"payload,omitempty"`
+	Err     string          `json:"err,omitempty"`
+	Kind    failure.Kind    `json:"kind,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 // bcastStatus sends root's outcome (err, or payload on success) to every rank
@@ -70,7 +60,7 @@ func bcastStatus(c *mpi.Comm, root, rootWorldRank int, err error, payload any) (
 	if c.Rank() == root {
 		st := status{}
 		if err != nil {
-			st.Err, st.BadInput, st.BadOption = err.Error(), IsBadInput(err), errors.Is(err, ErrBadOption)
+			st.Err, st.Kind = err.Error(), failure.KindOf(err)
 		} else if st.Payload, err = json.Marshal(payload); err != nil {
 			return nil, err
 		}
@@ -88,14 +78,16 @@ func bcastStatus(c *mpi.Comm, root, rootWorldRank int, err error, payload any) (
 		return nil, fmt.Errorf("status from rank %d: %w", rootWorldRank, e)
 	}
 	if st.Err != "" {
-		return nil, &remoteError{rank: rootWorldRank, msg: st.Err, badInput: st.BadInput, badOption: st.BadOption}
+		return nil, &remoteError{rank: rootWorldRank, msg: st.Err, kind: st.Kind}
 	}
 	return st.Payload, nil
 }
 
-// agree makes every rank of c fail when any rank failed. A failing rank
-// keeps its own error; the others get a remoteError from the lowest failing
-// rank, with its message.
+// agree makes every rank of c fail when any rank failed, of the failure
+// the ranks agree on (agreement.OnFailure): the most pressing kind, from
+// the lowest rank that had it. That rank keeps its own error, another
+// failing rank its own with the agreed kind, and the others get a
+// remoteError from that rank, with its message and kind.
 func agree(c *mpi.Comm, err error) error {
 	_, err = agreeMax(c, err, nil)
 	return err
@@ -106,43 +98,28 @@ func agree(c *mpi.Comm, err error) error {
 // and an allreduce would be two; each costs a round among the ranks, and
 // Open makes many.
 func agreeMax(c *mpi.Comm, err error, vals []int64) ([]int64, error) {
-	in := make([]int64, len(vals)+1)
-	copy(in, vals)
-	if err != nil {
-		in[len(vals)] = int64(c.Size() - c.Rank()) // the lowest failing rank has the largest
-	}
-	out := make([]int64, len(in))
-	if e := c.AllreduceInt64(in, out, mpi.Max); e != nil {
+	f, out, e := agreement.OnFailureMax(c, err, vals)
+	if e != nil {
 		return nil, e
 	}
-	if out[len(vals)] == 0 {
-		return out[:len(vals)], nil
+	if !f.Failed {
+		return out, nil
 	}
-	failed := c.Size() - int(out[len(vals)])
-	_, e := bcastStatus(c, failed, failed, err, nil)
+	_, e = bcastStatus(c, f.Rank, f.Rank, err, nil)
 	if err != nil {
-		return nil, err
+		return nil, f.Own(err)
 	}
 	return nil, e
 }
 
 // IsBadInput reports failures that the user causes and fixes: a missing,
 // corrupt or unsupported dataset, a bad option, too little shared memory.
-// Command-line tools exit with status 2 for them.
+//
+// Deprecated: ask failure.KindOf(err), which tells a bad option
+// (failure.Argument) from bad input (failure.Input), and a bad launch.
 func IsBadInput(err error) bool {
-	for _, target := range []error{fs.ErrNotExist, fs.ErrPermission, lmdbfmt.ErrCorrupt, lmdbfmt.ErrNotLMDB,
-		lmdbfmt.ErrUnsupported, lmdbfmt.ErrNotRegular, index.ErrCorrupt, ErrBadOption, ErrBadInput, shm.ErrNoSpace, assign.ErrEmpty,
-		assign.ErrTooLarge, ErrResume, hdf5.ErrBadInput, source.ErrCorrupt, source.ErrUnknownFormat,
-		syscall.ELOOP, syscall.ENOTDIR, syscall.ENAMETOOLONG} { // paths that cannot name a dataset
-		if errors.Is(err, target) {
-			return true
-		}
-	}
-	var pf *handoff.PeerFailure
-	if errors.As(err, &pf) && pf.BadInput { // the node reader's failure, as it classed it
-		return true
-	}
-	return lmdbwalk.IsCorrupt(err)
+	k := failure.KindOf(err)
+	return k == failure.Input || k == failure.Argument
 }
 
 // agreeOptions is the collective start of every open: each rank sets the

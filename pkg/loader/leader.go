@@ -13,6 +13,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/internal/shm"
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -333,7 +334,7 @@ func (ld *leader) run(ctx context.Context) {
 	}
 	ld.err = ld.firstError(err)
 	if ld.err != nil && !ld.closing.Load() {
-		_ = ld.server.Fail(ld.err.Error(), IsBadInput(ld.err))
+		_ = ld.server.Fail(ld.err.Error(), failure.KindOf(ld.err))
 	}
 	if ld.xchg != nil && failedHere(ld.err) {
 		// Even when its own learners have all gone (each may have found

@@ -3,7 +3,6 @@ package loader
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lmdbio/lmdbio/internal/regular"
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // StateVersion is the format version of State documents this build writes
@@ -45,7 +45,7 @@ type State struct {
 
 // ErrResume marks a resume state that does not fit the run (another
 // dataset, shuffle or global batch size) or cannot be read.
-var ErrResume = errors.New("resume state")
+var ErrResume = failure.New(failure.Input, "resume state")
 
 // ParseState reads a State document, checking its version and fields.
 func ParseState(b []byte) (*State, error) {

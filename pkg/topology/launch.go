@@ -1,15 +1,16 @@
 package topology
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
 // ErrLaunch marks a job that was started in a way its MPI library cannot
 // work with. Such errors are the user's to fix, so the CLI exits with 2.
-var ErrLaunch = errors.New("bad MPI launch")
+var ErrLaunch = failure.New(failure.Launch, "bad MPI launch")
 
 // Flavor is the family of the MPI library lmdbio was built against.
 type Flavor int

@@ -21,6 +21,7 @@ $LMDBIO_LIB, next to this package, or in the source tree's lib/.
 
 import atexit
 import ctypes
+import errno
 import json
 import os
 import re
@@ -28,7 +29,7 @@ import sys
 
 from . import _lib
 
-__all__ = ["Loader", "Batch", "Error", "ArgumentError", "InputError", "LaunchError", "VersionError",
+__all__ = ["Loader", "Batch", "Error", "ArgumentError", "InputError", "NotFoundError", "LaunchError", "VersionError",
            "StateError", "HandleError", "BusyError", "RuntimeFailure", "InternalError",
            "init", "finalize", "topology", "allreduce_sum", "version"]
 
@@ -41,30 +42,62 @@ _pid = os.getpid()
 
 
 class Error(Exception):
-    """A failure lmdbio reported; status is the C library's status code."""
+    """A failure lmdbio reported; status is the C library's status code.
+
+    The classes of the five kinds of failure (the C library's statuses
+    LMDBIO_ERR_ARGUMENT, _INPUT, _LAUNCH, _RUNTIME and _INTERNAL) are also
+    the builtin exceptions a Python program catches for them: ArgumentError
+    is a ValueError, InputError an OSError (NotFoundError, for a dataset
+    that is not there, a FileNotFoundError), LaunchError, RuntimeFailure and
+    InternalError are RuntimeErrors. str(e) is the library's message.
+    exit_status is what the lmdbio command exits with for it: 2 for bad
+    input or usage, 1 for a failure at run time."""
+
+    exit_status = 1
 
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
+        self.message = message
+
+    def __str__(self):
+        return self.message
 
 
 class ArgumentError(Error, ValueError):
     """An unknown option, a bad option value, a missing argument, an empty
     path."""
 
+    exit_status = 2
 
-class InputError(Error):
+
+class InputError(Error, OSError):
     """The dataset is missing, unreadable, corrupt or unsupported."""
 
+    exit_status = 2
 
-class LaunchError(Error):
+
+class NotFoundError(InputError, FileNotFoundError):
+    """The dataset's path names nothing. errno is ENOENT and filename the
+    path."""
+
+    def __init__(self, status, message, path):
+        super().__init__(status, message)
+        self.errno, self.strerror, self.filename = errno.ENOENT, os.strerror(errno.ENOENT), path
+
+
+class LaunchError(Error, RuntimeError):
     """The job was launched in a way lmdbio cannot work with (the message
     says how to launch it), or a launch setting (LMDBIO_RANKS_PER_NODE,
     LMDBIO_STARTUP_TIMEOUT) has a bad value."""
 
+    exit_status = 2
+
 
 class VersionError(Error):
     """The library is not of the version this binding was written for."""
+
+    exit_status = 2
 
 
 class StateError(Error):
@@ -80,26 +113,36 @@ class BusyError(Error):
     """Another thread is inside a call on the same loader."""
 
 
-class RuntimeFailure(Error):
+class RuntimeFailure(Error, RuntimeError):
     """I/O, MPI or another rank failed."""
 
 
-class InternalError(Error):
+class InternalError(Error, RuntimeError):
     """A bug in lmdbio, caught before it could crash the process."""
 
 
+# The exception of each status: the one table from the C library's statuses,
+# and so from the kinds of failure that lmdbio.h's statuses stand for, to
+# Python's classes. HandleError, BusyError, VersionError and StateError are
+# the C API's own statuses for a caller's mistakes, finer than an argument.
 _errors = {
-    _lib.ERR_HANDLE: HandleError, _lib.ERR_ARGUMENT: ArgumentError, _lib.ERR_BUSY: BusyError,
-    _lib.ERR_VERSION: VersionError, _lib.ERR_STATE: StateError, _lib.ERR_LAUNCH: LaunchError,
-    _lib.ERR_INPUT: InputError, _lib.ERR_RUNTIME: RuntimeFailure, _lib.ERR_INTERNAL: InternalError,
+    _lib.ERR_ARGUMENT: ArgumentError, _lib.ERR_INPUT: InputError, _lib.ERR_LAUNCH: LaunchError,
+    _lib.ERR_RUNTIME: RuntimeFailure, _lib.ERR_INTERNAL: InternalError,
+    _lib.ERR_HANDLE: HandleError, _lib.ERR_BUSY: BusyError, _lib.ERR_VERSION: VersionError,
+    _lib.ERR_STATE: StateError,
 }
 
 
-def _check(status):
-    """Raises the error of a negative status; returns the status otherwise."""
+def _check(status, path=None):
+    """Raises the error of a negative status; returns the status otherwise.
+    path is the dataset a call names: bad input while it names nothing is a
+    NotFoundError."""
     if status < 0:
         message = _c.lmdbio_last_error().decode(errors="replace")
-        raise _errors.get(status, Error)(status, message)
+        cls = _errors.get(status, Error)
+        if cls is InputError and path is not None and not os.path.lexists(path):
+            raise NotFoundError(status, message, path)
+        raise cls(status, message)
     return status
 
 
@@ -264,7 +307,7 @@ class Loader:
         cpath = _c_string(f"path {self.path!r}", path)
         init()
         handle = ctypes.c_void_p()
-        _check(_c.lmdbio_open(cpath, words, ctypes.byref(handle)))
+        _check(_c.lmdbio_open(cpath, words, ctypes.byref(handle)), path=self.path)
         self._handle, self._closed = handle, False
         self._current = None
         info = self._info()

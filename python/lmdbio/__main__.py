@@ -70,10 +70,9 @@ def main(argv=None):
     try:
         digest(args.path, args.epochs, options)
     except lmdbio.Error as e:
-        bad_input = isinstance(e, (lmdbio.ArgumentError, lmdbio.InputError, lmdbio.LaunchError, lmdbio.VersionError))
         if not getattr(e, "every_rank", False) or _rank() == 0:
             print(f"lmdbio: {e}", file=sys.stderr)
-        return 2 if bad_input else 1
+        return e.exit_status
     return 0
 
 

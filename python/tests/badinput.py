@@ -8,6 +8,7 @@ lmdbio.init for good, and, with mpirun, 2 ranks that must agree.
     python3 python/tests/badinput.py DATASET
 """
 
+import errno
 import importlib.util
 import json
 import os
@@ -132,6 +133,36 @@ def ranks_agree(path):
     code, out, err = run_argv(env, [mpirun, "--oversubscribe", "-np", "2", sys.executable, "-c", _RANKS, path])
     if code != 0 or out:
         failures.append(f"2 ranks: exit {code}, stdout {out!r}, stderr {err.strip()[-300:]!r}")
+
+
+def builtin_classes(path):
+    """Every status of the C library has its class, and the classes of the
+    five kinds of failure are the builtins a Python program catches: a bad
+    argument a ValueError, bad input an OSError (a dataset that is not there
+    a FileNotFoundError), a failure at run time a RuntimeError."""
+    builtins = {_lib.ERR_ARGUMENT: ValueError, _lib.ERR_INPUT: OSError, _lib.ERR_LAUNCH: RuntimeError,
+                _lib.ERR_RUNTIME: RuntimeError, _lib.ERR_INTERNAL: RuntimeError}
+    statuses = {v for k, v in vars(_lib).items() if k.startswith("ERR_")}
+    if set(lmdbio._errors) != statuses:
+        failures.append(f"statuses without a class: {statuses ^ set(lmdbio._errors)}")
+    for status, cls in lmdbio._errors.items():
+        if not issubclass(cls, lmdbio.Error) or (status in builtins and not issubclass(cls, builtins[status])):
+            failures.append(f"status {status}: {cls.__mro__}, want lmdbio.Error and {builtins.get(status)}")
+    missing = "/nonexistent/dataset"
+    expect(ValueError, '"colour"', lmdbio.Loader, path, colour="blue")
+    expect(FileNotFoundError, missing, lmdbio.Loader, missing)
+    try:
+        lmdbio.Loader(missing)
+    except lmdbio.NotFoundError as e:
+        if (e.errno, e.filename, e.status, str(e).count("[Errno")) != (errno.ENOENT, missing, _lib.ERR_INPUT, 0):
+            failures.append(f"Loader({missing!r}): errno {e.errno}, filename {e.filename!r}, status {e.status}: {e}")
+    expect(OSError, __file__, lmdbio.Loader, __file__)
+    try:
+        lmdbio.Loader(__file__)
+    except FileNotFoundError as e:
+        failures.append(f"Loader({__file__!r}), a file that is there: {type(e).__name__}({e})")
+    except lmdbio.InputError:
+        pass
 
 
 def bad_strings(path):
@@ -353,6 +384,7 @@ def main(path):
     expect(lmdbio.InputError, "/nonexistent/state.json", lmdbio.Loader, path, resume="/nonexistent/state.json")
     expect(lmdbio.InputError, "seed", lmdbio.Loader, path, resume=state, **dict(options, seed=4))
 
+    builtin_classes(path)
     bad_strings(path)
     launch_settings(path)
     ranks_agree(path)

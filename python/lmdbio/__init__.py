@@ -242,13 +242,16 @@ class Loader:
 
     Opening is collective: every rank creates its Loader with the same path
     and options, and if any rank fails, every rank raises an Error of the
-    same class (with its own message). Options are those of
-    include/lmdbio.h (and of the lmdbio command's flags), as keywords:
-    batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
-    locality, cache, dataset, labels, direct, stagger, window, prefetch,
-    max_span, max_gap, io_depth ("_" stands for "-"; sizes as ints or strings such as "16MiB"), and resume: a state of
-    Loader.state() (the JSON string, or its dict) or the path of a file
-    that holds one, to continue that run.
+    same class (with its own message). Options are keywords, those of
+    include/lmdbio.h and of the lmdbio command's flags with "_" for "-"
+    (sizes as ints or strings such as "16MiB", booleans as True or False).
+    Keywords (docs/options.md says more):
+        batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
+        locality, cache, views, dataset, labels, direct, stagger, window,
+        prefetch, max_span, max_gap, io_depth, resume
+
+    resume is a state of Loader.state() (the JSON string, or its dict) or
+    the path of a file that holds one, to continue that run.
 
     Iterating a Loader yields the batches of its next epoch (len(loader) of
     them, the same number on every rank); iterate again for the next epoch.

@@ -270,9 +270,9 @@ func (o *benchOptions) config(path string, flags *pflag.FlagSet) (benchConfig, e
 		return cfg, usageError(err)
 	}
 	if cfg.workload.Enabled() {
-		if flags.Changed("batch") && o.loader.batch != cfg.workload.Batch {
+		if flags.Changed("batch") && lopt.Batch != cfg.workload.Batch {
 			cfg.warnings = append(cfg.warnings, fmt.Sprintf("--workload %s trains with batch %d; --batch %d ignored",
-				cfg.workload.Name, cfg.workload.Batch, o.loader.batch))
+				cfg.workload.Name, cfg.workload.Batch, lopt.Batch))
 		}
 		cfg.lopt.Batch = cfg.workload.Batch
 	}

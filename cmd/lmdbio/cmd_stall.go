@@ -91,7 +91,7 @@ func (o *stallOptions) config(path string) (benchConfig, []float64, error) {
 	if err != nil {
 		return benchConfig{}, nil, err
 	}
-	cfg := benchConfig{path: path, lopt: lopt, modes: []benchMode{singleBenchMode(o.loader.mode, lopt)},
+	cfg := benchConfig{path: path, lopt: lopt, modes: []benchMode{singleBenchMode(o.loader.modeName(), lopt)},
 		caches: []string{"cold", "warm"}, rounds: o.rounds, json: o.json, wholeJob: true}
 	if o.rounds < 1 {
 		return cfg, nil, usagef("--rounds %d: want at least 1", o.rounds)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/lmdbio/lmdbio/pkg/loader"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lmdbio/lmdbio/internal/kit/bench"
+	"github.com/spf13/pflag"
 )
 
 func TestStallSchedule(t *testing.T) {
@@ -32,10 +32,11 @@ func TestStallSchedule(t *testing.T) {
 
 func TestStallConfig(t *testing.T) {
 	opt := stallOptions{workload: "resnet50", consumer: "touch", rounds: 1, probes: "none", fractions: "0,1", threshold: 0.9}
-	opt.loader.mode, opt.loader.batch, opt.loader.epochs = "default", 16, 1
-	opt.loader.stagger, opt.loader.ioDepth, opt.loader.prefetch = 4, 4, 2
-	opt.loader.window, opt.loader.maxSpan, opt.loader.maxGap = 64<<20, 16<<20, 1<<20
-	opt.loader.chunk, opt.loader.chunkWindow = loader.DefaultChunkBytes, loader.DefaultChunkWindow
+	fs := pflag.NewFlagSet("stall", pflag.ContinueOnError)
+	opt.loader.register(fs, "")
+	if err := fs.Parse([]string{"--batch", "16", "--io-depth", "4"}); err != nil { // the rest at the defaults
+		t.Fatal(err)
+	}
 	cfg, fr, err := opt.config("db")
 	if err != nil {
 		t.Fatal(err)

@@ -262,12 +262,15 @@ class Loader:
     """
 
     def __init__(self, path, batch=64, **options):
+        state = None
+        if "resume" in options:  # lmdbio_open_resume takes it apart from the option string
+            state = _c_string("option resume", _resume(options.pop("resume")))
         words = _c_string("options", _options(dict(options, batch=batch)))
         self.path = os.fsdecode(path)
         cpath = _c_string(f"path {self.path!r}", path)
         init()
         handle = ctypes.c_void_p()
-        _check(_c.lmdbio_open(cpath, words, ctypes.byref(handle)))
+        _check(_c.lmdbio_open_resume(cpath, words, state, ctypes.byref(handle)))
         self._handle, self._closed = handle, False
         self._current = None
         info = self._info()
@@ -367,15 +370,26 @@ def _options(options):
     return " ".join(f"{k.replace('_', '-')}={_option_value(k, v)}" for k, v in options.items())
 
 
+def _resume(v):
+    """The resume state as lmdbio_open_resume takes it: the state document
+    (from its JSON string or its dict), or the path of a file that holds
+    one."""
+    if isinstance(v, dict):
+        return json.dumps(v, separators=(",", ":"))
+    s = os.fsdecode(v) if isinstance(v, (bytes, os.PathLike)) else str(v)
+    _c_string(f"option resume={s!r}", s)  # no NUL byte, and encodable
+    if s.lstrip().startswith("{"):
+        return _json_object("resume", s.strip())  # one object, nothing after it
+    if not s or any(c.isspace() for c in s):
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"option resume={s!r}: the value must be one word")
+    return s
+
+
 def _option_value(key, v):
     if isinstance(v, bool):
         return "true" if v else "false"
-    if key == "resume" and isinstance(v, dict):
-        return json.dumps(v, separators=(",", ":"))
     s = os.fsdecode(v) if isinstance(v, (bytes, os.PathLike)) else str(v)
     _c_string(f"option {key}={s!r}", s)  # no NUL byte, and encodable
-    if key == "resume" and s.lstrip().startswith("{"):
-        return _json_object(key, s.strip())  # a JSON object may hold spaces
     if not s or any(c.isspace() for c in s):
         raise ArgumentError(_lib.ERR_ARGUMENT, f"option {key}={s!r}: the value must be one word")
     if s.startswith("{"):  # lmdbio_open reads it as JSON, whatever the key

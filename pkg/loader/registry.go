@@ -24,7 +24,7 @@ type OptionSpec struct {
 	Field   string // the Options field it sets: "MaxSpan"
 	Value   string // what the value looks like in docs: "N", "SIZE", "on|off"
 	Type    string // the flag's type in help: "int", "bytes", "uint", "bool", "string"
-	Default string // the default as a user writes it ("" where it depends on the file)
+	Default string // the default as a user writes it; "" for none, or where it depends on the file
 	Help    string // one sentence, for every interface
 
 	// Min and Max bound a number after defaults (check); Max 0 means the
@@ -39,7 +39,7 @@ type OptionSpec struct {
 	NoSharedFlag bool
 
 	set   func(o *Options, value string) error
-	show  func(o *Options) string // the value as a user writes it, never ""  but for an empty name
+	show  func(o *Options) string // the value as a user writes it ("" only for an empty name)
 	zero  func(o *Options) bool   // the field holds its zero value, which Options reads as the default
 	num   func(o *Options) int64  // a number's value, for the range check
 	agree func(o *Options) string // what ranks compare, when not show (resume: a fingerprint)

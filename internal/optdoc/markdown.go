@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lmdbio/lmdbio/internal/units"
 	"github.com/lmdbio/lmdbio/pkg/loader"
 )
 
@@ -49,7 +50,7 @@ the command line has ` + "`lmdbio digest --resume FILE`" + `.
 		}
 		def := s.Default
 		if def == "" {
-			def = "see text"
+			def = "—" // none, or what the help says
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", name, s.Field, cell(code(s.Value)), def, rangeOf(s), cell(s.Help))
 	}
@@ -63,8 +64,11 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // rangeOf is what the range check accepts once defaults are applied.
 func rangeOf(s loader.OptionSpec) string {
-	if s.Max == 0 {
+	switch {
+	case s.Max == 0:
 		return ""
+	case strings.Contains(s.Value, "SIZE"):
+		return "at most " + units.FormatSize(s.Max)
 	}
 	return fmt.Sprintf("%d to %d", s.Min, s.Max)
 }

@@ -119,16 +119,12 @@ var registry = []OptionSpec{
 	size("window", "Window", func(o *Options) *int64 { return &o.Window }, DefaultWindow, "bytes a node reads per window (coalescing)"),
 	count("prefetch", "Prefetch", func(o *Options) *int { return &o.Prefetch }, DefaultPrefetch, maxPrefetch, "windows read ahead of the learners"),
 	size("max-span", "MaxSpan", func(o *Options) *int64 { return &o.MaxSpan }, DefaultMaxSpan, "largest single read"),
-	size("max-gap", "MaxGap", func(o *Options) *int64 { return &o.MaxGap }, DefaultMaxGap, "unneeded bytes read through to merge two reads").min(0),
+	size("max-gap", "MaxGap", func(o *Options) *int64 { return &o.MaxGap }, DefaultMaxGap, "unneeded bytes read through to merge two reads"),
 	count("io-depth", "IODepth", func(o *Options) *int { return &o.IODepth }, DefaultIODepth, maxIODepth, "reads in flight per node reader"),
 	resume(),
 }
 
 func (s OptionSpec) short(letter string) OptionSpec { s.Short = letter; return s }
-
-// min lowers a number's bound in the range check below the 1 that Set
-// requires (max-gap: 0 is in range, though Options reads it as the default).
-func (s OptionSpec) min(n int64) OptionSpec { s.Min = n; return s }
 
 // count is a whole number of at least 1.
 func count(name, field string, ptr func(*Options) *int, def int, max int64, help string) OptionSpec {

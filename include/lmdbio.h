@@ -218,44 +218,73 @@ int lmdbio_get_topology(lmdbio_topology *out);
  * nothing wrong names the rank that refused the path or options). An empty
  * path returns LMDBIO_ERR_ARGUMENT.
  *
- * options is NULL or a string of key=value words separated by spaces (the
- * lmdbio command's flags of the same names):
- *   batch=N        records per batch (64)
- *   epochs=N       epochs of the run (1)
- *   mode=M         lmdb, lmm, lmm+dio, lmm+dio+prov, lmm+dio+prov+coal,
- *                  lmm+dio+prov+coal+stag, or default (all optimisations)
- *   remainder=R    records that do not fill a round: pad (default: repeat
- *                  records to fill it), drop-last, or keep (every record
- *                  exactly once; short last batches)
- *   shuffle=S      the order of every epoch: none (the file's, default),
- *                  chunk, global or local
- *   seed=N         seed of the shuffles (0)
- *   chunk=SIZE     shuffle=chunk: about the bytes of values per chunk (64MiB)
- *   chunk-window=N shuffle=chunk: chunks shuffled together (8)
- *   locality=on|off  learners first take the records their node holds (on)
- *   cache=C        shared memory per node kept for the samples it loaded:
- *                  auto (what fits, default; none for a single epoch in
- *                  the file's order), off, or a SIZE
- *   dataset=NAME   HDF5: the dataset whose rows are the records (data)
- *   labels=NAME    HDF5: the labels dataset (label if the file has one;
- *                  none for no labels), delivered in lmdbio_batch.labels
- *   direct=BOOL    read with O_DIRECT (false)
- *   stagger=N      node readers on storage at once (4)
- *   window=SIZE    bytes a node reads per window (64MiB)
- *   prefetch=N     windows read ahead of the learners (2)
- *   max-span=SIZE  largest single read (16MiB)
- *   max-gap=SIZE   unneeded bytes read through to merge two reads (1MiB)
- *   io-depth=N     reads in flight per node reader (8)
- *   resume=STATE   continue the run a state of lmdbio_state describes, also
- *                  with another number of learners (same dataset, shuffle,
- *                  seed and global batch size): STATE is the state itself
- *                  when it starts with '{' (a JSON object, which may hold
- *                  spaces), else the path of a file that holds it
+ * options is NULL or a string of key=value words separated by spaces, the
+ * lmdbio command's flags of the same names (docs/options.md says more):
+ *   batch=N           records per learner batch (64)
+ *   epochs=N          epochs to deliver (1)
+ *   mode=MODE         reading mode: lmdb, lmm, lmm+dio, lmm+dio+prov,
+ *                     lmm+dio+prov+coal, lmm+dio+prov+coal+stag, or default
+ *                     (all optimisations) (default)
+ *   remainder=pad|drop-last|keep
+ *                     records that do not fill a round: pad (repeat records to
+ *                     fill it), drop-last, or keep (every record exactly once;
+ *                     short last batches) (pad)
+ *   shuffle=none|chunk|global|local
+ *                     order of every epoch: none (the file's order), chunk
+ *                     (shuffled chunks of the file), global (a random
+ *                     permutation) or local (each node shuffles its own share)
+ *                     (none)
+ *   seed=N            seed of the shuffles (0)
+ *   chunk=SIZE        shuffle chunk: about the bytes of values per chunk (their
+ *                     number is rounded to whole windows) (64MiB)
+ *   chunk-window=N    shuffle chunk: chunks whose records are shuffled together
+ *                     (8)
+ *   locality=on|off   locality-aware assignment for chunk and global: learners
+ *                     first take the records their node holds (on, off) (on)
+ *   cache=auto|off|SIZE
+ *                     shared memory per node for a cache of the samples it
+ *                     loaded, never evicted: a size, auto (what fits; none for
+ *                     a single epoch in the file's order, which reads no sample
+ *                     twice) or off (also 0) (auto)
+ *   views=auto|on|off
+ *                     learners read values through a read-only mapping of the
+ *                     data file where that is safe: on, off, or auto (for a
+ *                     single epoch or without a cache) (auto)
+ *   dataset=NAME      HDF5: the dataset whose rows are the records (default
+ *                     data)
+ *   labels=NAME       HDF5: the labels dataset delivered with the rows (default
+ *                     label, if the file has one; none for no labels)
+ *   direct=true|false
+ *                     read the data file with O_DIRECT, bypassing the page
+ *                     cache (false)
+ *   stagger=N         node readers on storage at once (with the stag
+ *                     optimisation) (4)
+ *   window=SIZE       bytes a node reads per window (coalescing) (64MiB)
+ *   prefetch=N        windows read ahead of the learners (2)
+ *   max-span=SIZE     largest single read (16MiB)
+ *   max-gap=SIZE      unneeded bytes read through to merge two reads (1MiB)
+ *   io-depth=N        reads in flight per node reader (8)
+ *   resume=STATE      continue the run a state describes (lmdbio_state,
+ *                     Loader.state(), digest --state-out), also with another
+ *                     number of learners (same dataset, shuffle, seed and
+ *                     global batch size): the state itself when it starts with
+ *                     '{' (a JSON object, which may hold spaces), else the path
+ *                     of a file that holds it
  * SIZE takes a unit (4096, 64KiB, 4MiB, 1GB). An unknown key, a key given
  * twice or a bad value returns LMDBIO_ERR_ARGUMENT naming the key; a resume
  * state that is missing, damaged or does not fit the run returns
  * LMDBIO_ERR_INPUT. */
 int lmdbio_open(const char *path, const char *options, lmdbio_loader **out);
+
+/* lmdbio_open_resume is lmdbio_open continuing the run that state
+ * describes, instead of a resume= word in options: state is the document
+ * lmdbio_state wrote (a JSON object, which may hold spaces) or, when it
+ * does not start with '{', the path of a file that holds one. A NULL or
+ * empty state opens a fresh run, as lmdbio_open does. options with a
+ * resume= word besides a state return LMDBIO_ERR_ARGUMENT; a state that is
+ * missing, damaged or does not fit the run returns LMDBIO_ERR_INPUT.
+ * Collective, as lmdbio_open. */
+int lmdbio_open_resume(const char *path, const char *options, const char *state, lmdbio_loader **out);
 
 /* lmdbio_next fills *batch with this learner's next batch and returns
  * LMDBIO_OK; at the end of each epoch it returns LMDBIO_END_OF_EPOCH once,

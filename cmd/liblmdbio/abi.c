@@ -100,9 +100,13 @@ int lmdbio_get_topology(lmdbio_topology *out) {
 static uintptr_t handle_id(lmdbio_loader *h) { return (uintptr_t)h; }
 
 int lmdbio_open(const char *path, const char *options, lmdbio_loader **out) {
+	return lmdbio_open_resume(path, options, NULL, out);
+}
+
+int lmdbio_open_resume(const char *path, const char *options, const char *state, lmdbio_loader **out) {
 	char *msg = NULL;
 	uintptr_t id = 0;
-	int st = lmdbioGoOpen((char *)path, (char *)options, out != NULL, &id, &msg);
+	int st = lmdbioGoOpen((char *)path, (char *)options, (char *)state, out != NULL, &id, &msg);
 	if (st == LMDBIO_OK) {
 		*out = (lmdbio_loader *)id;
 	}

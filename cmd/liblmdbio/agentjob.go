@@ -53,7 +53,7 @@ func (j *agentJob) where() position {
 // argument the learner refuses still goes to the agent, as an objection, so
 // that every learner of the job gets the error instead of waiting for this
 // one.
-func (j *agentJob) open(path, options string) (source, loader.Options, error) {
+func (j *agentJob) open(path, options, state string) (source, loader.Options, error) {
 	abs := path
 	if path != "" {
 		// The learners start in one directory, but one may have moved.
@@ -61,7 +61,7 @@ func (j *agentJob) open(path, options string) (source, loader.Options, error) {
 			abs = a
 		}
 	}
-	opt, err := parseOpen(path, options)
+	opt, err := parseOpen(path, options, state)
 	var refused *agent.Error
 	if err != nil {
 		refused = &agent.Error{Kind: failure.KindOf(err), Message: err.Error()}

@@ -49,13 +49,16 @@ func lmdbioGoTopology(out *C.lmdbio_topology, msg **C.char) C.int {
 	})
 }
 
+// lmdbioGoOpen serves lmdbio_open and lmdbio_open_resume; state is NULL
+// for the first.
+//
 //export lmdbioGoOpen
-func lmdbioGoOpen(path, options *C.char, haveOut C.int, out *C.uintptr_t, msg **C.char) C.int {
+func lmdbioGoOpen(path, options, state *C.char, haveOut C.int, out *C.uintptr_t, msg **C.char) C.int {
 	return call(msg, func() (int, error) {
 		if path == nil || haveOut == 0 {
 			return errArgument, fmt.Errorf("lmdbio_open: path and out must not be NULL")
 		}
-		id, err := open(C.GoString(path), C.GoString(options))
+		id, err := open(C.GoString(path), C.GoString(options), C.GoString(state))
 		*out = C.uintptr_t(id)
 		return 0, err
 	})

@@ -228,18 +228,23 @@ func TestLaunchSettings(t *testing.T) {
 // the options' faults keep their statuses.
 func TestParseOpen(t *testing.T) {
 	for _, c := range []struct {
-		path, options string
-		want          int
+		path, options, state string
+		want                 int
 	}{
-		{"", "batch=3", errArgument},
-		{"ds", "colour=blue", errArgument},
-		{"ds", "batch=0", errArgument},
-		{"ds", "resume=/nonexistent/state.json", errInput},
-		{"ds", "batch=3", statusOK},
+		{"", "batch=3", "", errArgument},
+		{"ds", "colour=blue", "", errArgument},
+		{"ds", "batch=0", "", errArgument},
+		{"ds", "resume=/nonexistent/state.json", "", errInput},
+		{"ds", "batch=3", "", statusOK},
+		{"ds", "views=off", "", statusOK},
+		{"ds", "batch=3", "/nonexistent/state.json", errInput},
+		{"ds", "batch=3", `{"version":1}`, errInput},
+		{"ds", "resume=/nonexistent/state.json", "/nonexistent/state.json", errInput},
+		{"ds", "batch=0", "/nonexistent/state.json", errArgument},
 	} {
-		_, err := parseOpen(c.path, c.options)
+		_, err := parseOpen(c.path, c.options, c.state)
 		if got := statusOf(err); got != c.want {
-			t.Errorf("parseOpen(%q, %q): status %d (%v), want %d", c.path, c.options, got, err, c.want)
+			t.Errorf("parseOpen(%q, %q, %q): status %d (%v), want %d", c.path, c.options, c.state, got, err, c.want)
 		}
 	}
 	if err := withPath("", failure.Mark(errors.New("lmdbio_open: the path is empty"), failure.Argument)); err.Error() != "lmdbio_open: the path is empty" {

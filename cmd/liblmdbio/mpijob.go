@@ -88,8 +88,8 @@ func (j *mpiJob) where() position {
 // first, so that no rank enters the collective loader.Open while another
 // has refused them. (loader.Open fails on every rank when one fails, each
 // with the failure's class.)
-func (j *mpiJob) open(path, options string) (source, loader.Options, error) {
-	opt, err := parseOpen(path, options)
+func (j *mpiJob) open(path, options, state string) (source, loader.Options, error) {
+	opt, err := parseOpen(path, options, state)
 	if err = agree(j.topo.World, err); err != nil {
 		return nil, opt, err
 	}

@@ -29,7 +29,7 @@ var session struct {
 // run --agent started (agentjob.go).
 type job interface {
 	where() position
-	open(path, options string) (source, loader.Options, error)
+	open(path, options, state string) (source, loader.Options, error)
 	allreduceSum(values []uint64) error
 	finalise() error // after every loader is closed
 }
@@ -100,13 +100,14 @@ func current() (job, error) {
 	return session.job, nil
 }
 
-// open opens a loader and registers its handle.
-func open(path, options string) (uintptr, error) {
+// open opens a loader and registers its handle; state is a resume state
+// given on its own, or "".
+func open(path, options, state string) (uintptr, error) {
 	j, err := current()
 	if err != nil {
 		return 0, err
 	}
-	src, opt, err := j.open(path, options)
+	src, opt, err := j.open(path, options, state)
 	if err != nil {
 		return 0, withPath(path, err)
 	}
@@ -117,14 +118,19 @@ func open(path, options string) (uintptr, error) {
 }
 
 // parseOpen reads what every learner checks of lmdbio_open's arguments on
-// its own, before the collective part. An empty path names no dataset (a
+// its own, before the collective part: the options, and the resume state
+// of lmdbio_open_resume ("" for none). An empty path names no dataset (a
 // learner of an agent would make it its working directory): it is refused
 // as an argument, as NULL is, on both kinds of job.
-func parseOpen(path, options string) (loader.Options, error) {
+func parseOpen(path, options, state string) (loader.Options, error) {
 	if path == "" {
 		return loader.Options{}, failure.Mark(errors.New("lmdbio_open: the path is empty"), failure.Argument)
 	}
-	return loaderopts.Parse(options)
+	opt, err := loaderopts.Parse(options)
+	if err != nil {
+		return opt, err
+	}
+	return opt, loaderopts.ParseResume(&opt, state)
 }
 
 // allreduceSum replaces values by their sums over the job, modulo 2^64.

@@ -5,13 +5,11 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
 	"github.com/lmdbio/lmdbio/internal/kit/bench"
-	"github.com/lmdbio/lmdbio/pkg/loader"
 	"github.com/spf13/pflag"
 )
 
@@ -37,9 +35,7 @@ func TestStallConfig(t *testing.T) {
 	opt := stallOptions{workload: "resnet50", consumer: "touch", rounds: 1, probes: "none", fractions: "0,1", threshold: 0.9}
 	fs := pflag.NewFlagSet("stall", pflag.ContinueOnError)
 	opt.loader.Register(fs, "")
-	if err := fs.Parse([]string{"--mode", "default", "--batch", "16", "--epochs", "1", "--stagger", "4", "--io-depth", "4", "--prefetch", "2",
-		"--window", "64MiB", "--max-span", "16MiB", "--max-gap", "1MiB", "--chunk", strconv.Itoa(loader.DefaultChunkBytes),
-		"--chunk-window", strconv.Itoa(loader.DefaultChunkWindow)}); err != nil {
+	if err := fs.Parse([]string{"--batch", "16", "--io-depth", "4"}); err != nil { // the rest at the defaults
 		t.Fatal(err)
 	}
 	cfg, fr, err := opt.config("db")

@@ -179,3 +179,56 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseViews: views is settable from an option string (C, Python, an
+// agent's learners) as from the command line.
+func TestParseViews(t *testing.T) {
+	for s, want := range map[string]loader.Views{"views=on": loader.ViewsOn, "views=off": loader.ViewsOff, "views=auto": loader.ViewsAuto} {
+		opt, err := Parse(s)
+		if err != nil || opt.Views != want {
+			t.Errorf("%q: views %v, %v; want %v", s, opt.Views, err, want)
+		}
+	}
+	opt, _ := Parse("views=off batch=3")
+	if got := Format(opt); got != "batch=3 views=off" {
+		t.Errorf("Format: %q", got)
+	}
+	if _, err := Parse("views=sometimes"); !errors.Is(err, loader.ErrBadOption) || !strings.Contains(err.Error(), "views=sometimes: ") {
+		t.Errorf("views=sometimes: %v", err)
+	}
+}
+
+// TestParseResume: a state given on its own (lmdbio_open_resume) reads as
+// resume= does, and not besides resume=.
+func TestParseResumeArgument(t *testing.T) {
+	want, err := loader.ParseState([]byte(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(file, []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{state, "  " + state, file} {
+		opt, _ := Parse("batch=4")
+		if err := ParseResume(&opt, st); err != nil || !reflect.DeepEqual(opt.Resume, want) || opt.Batch != 4 {
+			t.Errorf("%.20q: %+v, %v", st, opt, err)
+		}
+	}
+	opt, _ := Parse("batch=4")
+	if err := ParseResume(&opt, ""); err != nil || opt.Resume != nil {
+		t.Errorf("no state: %+v, %v", opt, err)
+	}
+	opt, _ = Parse("resume=" + state)
+	if err := ParseResume(&opt, state); !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a state twice: %v", err)
+	}
+	opt = loader.Options{}
+	err = ParseResume(&opt, "/nonexistent/state.json")
+	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "option resume: ") {
+		t.Errorf("a missing state file: %v", err)
+	}
+	if err := ParseResume(&opt, `{"version":1}`); !errors.Is(err, loader.ErrResume) || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a damaged state: %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package loader
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/lmdbio/lmdbio/pkg/assign"
 	"github.com/lmdbio/lmdbio/pkg/index"
@@ -136,28 +135,17 @@ const (
 	maxBytes    = 1 << 40 // window, spans, gaps, chunks
 )
 
+// setDefaults gives every option the caller left at its zero value the
+// registry's default, then checks them.
 func (o *Options) setDefaults() error {
 	if o.Topology == nil {
 		return fmt.Errorf("loader: Options.Topology is required")
 	}
-	if o.Mode == (Mode{}) {
-		o.Mode = DefaultMode
-	}
-	for _, d := range []struct {
-		v *int
-		d int
-	}{{&o.Batch, DefaultBatch}, {&o.Epochs, DefaultEpochs}, {&o.Stagger, DefaultStagger}, {&o.Prefetch, DefaultPrefetch},
-		{&o.IODepth, DefaultIODepth}, {&o.ChunkWindow, DefaultChunkWindow}} {
-		if *d.v == 0 {
-			*d.v = d.d
-		}
-	}
-	for _, d := range []struct {
-		v *int64
-		d int64
-	}{{&o.Window, DefaultWindow}, {&o.MaxSpan, DefaultMaxSpan}, {&o.MaxGap, DefaultMaxGap}, {&o.ChunkBytes, DefaultChunkBytes}} {
-		if *d.v == 0 {
-			*d.v = d.d
+	for _, s := range registry {
+		if s.Default != "" && s.zero(o) {
+			if err := s.set(o, s.Default); err != nil {
+				panic(fmt.Sprintf("loader: option %s: default %q: %v", s.Name, s.Default, err)) // a test checks every default
+			}
 		}
 	}
 	return o.check()
@@ -165,25 +153,12 @@ func (o *Options) setDefaults() error {
 
 // check range-checks every number, so no later arithmetic overflows.
 func (o *Options) check() error {
-	for _, c := range []struct {
-		name     string
-		v        int64
-		min, max int64
-	}{
-		{"batch", int64(o.Batch), 1, math.MaxInt32},
-		{"epochs", int64(o.Epochs), 1, maxEpochs},
-		{"stagger", int64(o.Stagger), 1, math.MaxInt32},
-		{"prefetch", int64(o.Prefetch), 1, maxPrefetch},
-		{"io-depth", int64(o.IODepth), 1, maxIODepth},
-		{"window", o.Window, 1, maxBytes},
-		{"max-span", o.MaxSpan, 1, maxBytes},
-		{"max-gap", o.MaxGap, 0, maxBytes},
-		{"chunk", o.ChunkBytes, 1, maxBytes},
-		{"chunk-window", int64(o.ChunkWindow), 1, math.MaxInt32},
-		{"cache", o.Cache, CacheOff, maxBytes * 1024},
-	} {
-		if c.v < c.min || c.v > c.max {
-			return fmt.Errorf("%w: --%s %d: want %d to %d", ErrBadOption, c.name, c.v, c.min, c.max)
+	for _, s := range registry {
+		if s.num == nil {
+			continue
+		}
+		if v := s.num(o); v < s.Min || v > s.Max {
+			return fmt.Errorf("%w: --%s %d: want %d to %d", ErrBadOption, s.Name, v, s.Min, s.Max)
 		}
 	}
 	if o.Shuffle < sampler.None || o.Shuffle > sampler.Local {
@@ -202,20 +177,18 @@ func (o *Options) check() error {
 // settings lists every option that all ranks must agree on, by its
 // command-line name, for the agreement at Open.
 func (o *Options) settings() [][2]string {
-	s := [][2]string{
-		{"mode", o.Mode.String()}, {"batch", fmt.Sprint(o.Batch)}, {"remainder", o.Remainder.String()},
-		{"epochs", fmt.Sprint(o.Epochs)}, {"shuffle", o.Shuffle.String()}, {"seed", fmt.Sprint(o.Seed)},
-		{"chunk", fmt.Sprint(o.ChunkBytes)}, {"chunk-window", fmt.Sprint(o.ChunkWindow)},
-		{"locality", o.Locality.String()}, {"cache", fmt.Sprint(o.Cache)}, {"views", o.Views.String()}, {"direct", fmt.Sprint(o.Direct)},
-		{"stagger", fmt.Sprint(o.Stagger)}, {"window", fmt.Sprint(o.Window)}, {"prefetch", fmt.Sprint(o.Prefetch)},
-		{"max-span", fmt.Sprint(o.MaxSpan)}, {"max-gap", fmt.Sprint(o.MaxGap)}, {"io-depth", fmt.Sprint(o.IODepth)},
-		{"dataset", o.Dataset}, {"labels", o.Labels},
+	var out [][2]string
+	for _, s := range registry {
+		if !s.MustAgree {
+			continue
+		}
+		text := s.show
+		if s.agree != nil {
+			text = s.agree
+		}
+		out = append(out, [2]string{s.Name, text(o)})
 	}
-	resume := "none"
-	if o.Resume != nil {
-		resume = o.Resume.fingerprint()
-	}
-	return append(s, [2]string{"resume", resume})
+	return out
 }
 
 func (s Switch) String() string {

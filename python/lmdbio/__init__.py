@@ -285,13 +285,16 @@ class Loader:
 
     Opening is collective: every rank creates its Loader with the same path
     and options, and if any rank fails, every rank raises an Error of the
-    same class (with its own message). Options are those of
-    include/lmdbio.h (and of the lmdbio command's flags), as keywords:
-    batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
-    locality, cache, dataset, labels, direct, stagger, window, prefetch,
-    max_span, max_gap, io_depth ("_" stands for "-"; sizes as ints or strings such as "16MiB"), and resume: a state of
-    Loader.state() (the JSON string, or its dict) or the path of a file
-    that holds one, to continue that run.
+    same class (with its own message). Options are keywords, those of
+    include/lmdbio.h and of the lmdbio command's flags with "_" for "-"
+    (sizes as ints or strings such as "16MiB", booleans as True or False).
+    Keywords (docs/options.md says more):
+        batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
+        locality, cache, views, dataset, labels, direct, stagger, window,
+        prefetch, max_span, max_gap, io_depth, resume
+
+    resume is a state of Loader.state() (the JSON string, or its dict) or
+    the path of a file that holds one, to continue that run.
 
     Iterating a Loader yields the batches of its next epoch (len(loader) of
     them, the same number on every rank); iterate again for the next epoch.
@@ -302,12 +305,15 @@ class Loader:
     """
 
     def __init__(self, path, batch=64, **options):
+        state = None
+        if "resume" in options:  # lmdbio_open_resume takes it apart from the option string
+            state = _c_string("option resume", _resume(options.pop("resume")))
         words = _c_string("options", _options(dict(options, batch=batch)))
         self.path = os.fsdecode(path)
         cpath = _c_string(f"path {self.path!r}", path)
         init()
         handle = ctypes.c_void_p()
-        _check(_c.lmdbio_open(cpath, words, ctypes.byref(handle)), path=self.path)
+        _check(_c.lmdbio_open_resume(cpath, words, state, ctypes.byref(handle)), path=self.path)
         self._handle, self._closed = handle, False
         self._current = None
         info = self._info()
@@ -407,15 +413,26 @@ def _options(options):
     return " ".join(f"{k.replace('_', '-')}={_option_value(k, v)}" for k, v in options.items())
 
 
+def _resume(v):
+    """The resume state as lmdbio_open_resume takes it: the state document
+    (from its JSON string or its dict), or the path of a file that holds
+    one."""
+    if isinstance(v, dict):
+        return json.dumps(v, separators=(",", ":"))
+    s = os.fsdecode(v) if isinstance(v, (bytes, os.PathLike)) else str(v)
+    _c_string(f"option resume={s!r}", s)  # no NUL byte, and encodable
+    if s.lstrip().startswith("{"):
+        return _json_object("resume", s.strip())  # one object, nothing after it
+    if not s or any(c.isspace() for c in s):
+        raise ArgumentError(_lib.ERR_ARGUMENT, f"option resume={s!r}: the value must be one word")
+    return s
+
+
 def _option_value(key, v):
     if isinstance(v, bool):
         return "true" if v else "false"
-    if key == "resume" and isinstance(v, dict):
-        return json.dumps(v, separators=(",", ":"))
     s = os.fsdecode(v) if isinstance(v, (bytes, os.PathLike)) else str(v)
     _c_string(f"option {key}={s!r}", s)  # no NUL byte, and encodable
-    if key == "resume" and s.lstrip().startswith("{"):
-        return _json_object(key, s.strip())  # a JSON object may hold spaces
     if not s or any(c.isspace() for c in s):
         raise ArgumentError(_lib.ERR_ARGUMENT, f"option {key}={s!r}: the value must be one word")
     if s.startswith("{"):  # lmdbio_open reads it as JSON, whatever the key

@@ -70,6 +70,7 @@ def load(path):
         ("lmdbio_finalize", c_int, []),
         ("lmdbio_get_topology", c_int, [ctypes.POINTER(CTopology)]),
         ("lmdbio_open", c_int, [c_char_p, c_char_p, ctypes.POINTER(c_void_p)]),
+        ("lmdbio_open_resume", c_int, [c_char_p, c_char_p, c_char_p, ctypes.POINTER(c_void_p)]),
         ("lmdbio_next", c_int, [c_void_p, ctypes.POINTER(CBatch)]),
         ("lmdbio_info", c_int, [c_void_p, ctypes.POINTER(CLoaderInfo)]),
         ("lmdbio_state", c_int, [c_void_p, c_char_p, c_size_t, ctypes.POINTER(c_size_t)]),

@@ -385,6 +385,13 @@ def main(path):
     expect(lmdbio.InputError, "seed", lmdbio.Loader, path, resume=state, **dict(options, seed=4))
 
     builtin_classes(path)
+    # Every option of the registry is a keyword, views included.
+    for views in ("on", "off", "auto"):
+        with lmdbio.Loader(path, batch=3, views=views) as ld:
+            if ld.next() is None:
+                failures.append(f"views={views}: no batch")
+    expect(lmdbio.ArgumentError, "views=sometimes", lmdbio.Loader, path, views="sometimes")
+
     bad_strings(path)
     launch_settings(path)
     ranks_agree(path)

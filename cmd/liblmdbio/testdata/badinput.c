@@ -236,6 +236,12 @@ int main(int argc, char **argv) {
 	expect(lmdbio_open(path, "resume={\"version\":1", &ld), LMDBIO_ERR_ARGUMENT, "JSON object");
 	expect(lmdbio_open(path, "resume=/nonexistent/state.json", &ld), LMDBIO_ERR_INPUT, "/nonexistent/state.json");
 	expect(lmdbio_open(path, "resume={\"version\":1}", &ld), LMDBIO_ERR_INPUT, "damaged");
+	expect(lmdbio_open(path, "views=sometimes", &ld), LMDBIO_ERR_ARGUMENT, "views=sometimes");
+	// A resume state as its own argument.
+	expect(lmdbio_open_resume(NULL, NULL, NULL, &ld), LMDBIO_ERR_ARGUMENT, "NULL");
+	expect(lmdbio_open_resume(path, NULL, "/nonexistent/state.json", &ld), LMDBIO_ERR_INPUT, "/nonexistent/state.json");
+	expect(lmdbio_open_resume(path, "batch=8", "{\"version\":1}", &ld), LMDBIO_ERR_INPUT, "damaged");
+	expect(lmdbio_open_resume(path, "batch=0", "/nonexistent/state.json", &ld), LMDBIO_ERR_ARGUMENT, "batch=0");
 	expect(lmdbio_allreduce_sum_u64(NULL, 3), LMDBIO_ERR_ARGUMENT, "NULL");
 
 	// No path, or datasets that are missing or not LMDB.
@@ -245,6 +251,7 @@ int main(int argc, char **argv) {
 
 	// Wild pointers reach Go code as faults and come back as a status.
 	expect(lmdbio_open((const char *)16, NULL, &ld), LMDBIO_ERR_INTERNAL, "internal error");
+	expect(lmdbio_open_resume(path, NULL, (const char *)16, &ld), LMDBIO_ERR_INTERNAL, "internal error");
 
 	// A good loader, misused.
 	expect(lmdbio_open(path, "batch=7 epochs=2 remainder=keep", &ld), LMDBIO_OK, NULL);

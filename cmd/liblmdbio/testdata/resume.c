@@ -1,6 +1,7 @@
 // resume checks a shuffled run that stops and resumes through the C ABI:
 // every learner reads a few batches of a globally shuffled epoch, takes the
-// state (the same on every learner), closes, opens again with resume= and
+// state (the same on every learner), closes, opens again with the state
+// (lmdbio_open_resume; lmdbio_open's resume= word must resume alike) and
 // reads the rest. Over the job every record arrives exactly once in the
 // interrupted epoch and in the next, counted with lmdbio_allreduce_sum_u64.
 // It uses no MPI of its own, so it runs as MPI ranks (lmdbio run -n N) and
@@ -82,12 +83,34 @@ int main(int argc, char **argv) {
 		return 1;
 	}
 
+	if (lmdbio_open_resume(argv[1], "shuffle=global seed=12 batch=5 epochs=2 remainder=keep", state, &ld) !=
+	        LMDBIO_ERR_INPUT ||
+	    !strstr(lmdbio_last_error(), "seed")) {
+		fprintf(stderr, "resume: rank %d: another seed, the state apart: %s\n", rank, lmdbio_last_error());
+		return 1;
+	}
+	// A state both in the options and apart is refused.
+	if (lmdbio_open_resume(argv[1], options, state, &ld) != LMDBIO_ERR_ARGUMENT || !strstr(lmdbio_last_error(), "twice")) {
+		fprintf(stderr, "resume: rank %d: a state given twice: %s\n", rank, lmdbio_last_error());
+		return 1;
+	}
+
+	// The state in the option string resumes where the state apart does.
+	long total = (records + 5 * t.size - 1) / (5 * t.size);
 	snprintf(options, len + 256, OPTIONS " resume=%s", state);
 	if (lmdbio_open(argv[1], options, &ld) != LMDBIO_OK) die("lmdbio_open with resume");
 	if (lmdbio_info(ld, &info) != LMDBIO_OK) die("lmdbio_info");
-	long total = (records + 5 * t.size - 1) / (5 * t.size);
 	if (info.epoch != 0 || info.batches != total - BEFORE) {
 		fprintf(stderr, "resume: rank %d: resumed in epoch %lld with %lld batches, want 0 and %ld\n", rank,
+		        (long long)info.epoch, (long long)info.batches, total - BEFORE);
+		return 1;
+	}
+	if (lmdbio_close(ld) != LMDBIO_OK) die("lmdbio_close");
+
+	if (lmdbio_open_resume(argv[1], OPTIONS, state, &ld) != LMDBIO_OK) die("lmdbio_open_resume");
+	if (lmdbio_info(ld, &info) != LMDBIO_OK) die("lmdbio_info");
+	if (info.epoch != 0 || info.batches != total - BEFORE) {
+		fprintf(stderr, "resume: rank %d: lmdbio_open_resume: in epoch %lld with %lld batches, want 0 and %ld\n", rank,
 		        (long long)info.epoch, (long long)info.batches, total - BEFORE);
 		return 1;
 	}

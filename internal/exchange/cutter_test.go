@@ -1,4 +1,4 @@
-package loader
+package exchange
 
 import (
 	"slices"

@@ -395,7 +395,8 @@ func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *win
 }
 
 // segBytes returns the bytes of a segment as the node reader maps it and,
-// for the arena and the cache, the segment to pwrite into (see inbox).
+// for the arena and the cache, the segment to pwrite into (see
+// exchange.Op.RecvFile).
 func (ld *leader) segBytes(seg uint32) ([]byte, io.WriterAt) {
 	switch {
 	case seg == segArena:

@@ -696,7 +696,7 @@ func (ld *leader) closeCache() error {
 }
 
 // sendsDropped reports whether the exchanger gave up on sends of an
-// exchange that failed (see exchange.Exchanger.Dropped). MPI may still read them, from
+// exchange that failed (see Exchanger.Dropped). MPI may still read them, from
 // the arena, the cache or the data file's mapping, and still hold the
 // exchange's communicator: all stay until the process ends (freeing the
 // communicator then made Open MPI crash in a later call).

@@ -17,8 +17,9 @@ var ErrStopped = errors.New("the node readers stopped: the learners of a node cl
 var ErrNodeFailed = errors.New("the node reader of another node failed")
 
 // Exchanger runs the node readers' exchanges (see the package
-// documentation). Run performs the exchanges queued on Queue; the other
-// methods may be called from any goroutine, Close once Run has returned.
+// documentation). Run performs the exchanges queued on Queue; Notify and
+// Close are for after Run returned, the other methods for any goroutine at
+// any time.
 type Exchanger struct {
 	tr       Transport
 	ops      chan *Op

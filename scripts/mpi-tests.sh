@@ -36,6 +36,7 @@ runs=(
 	"./pkg/topology|2 3 4|LMDBIO_RANKS_PER_NODE=2|"
 	"./pkg/topology|3 4|LMDBIO_RANKS_PER_NODE=3|"
 	"./internal/reader|1 2 3 4||^TestMPI"
+	"./internal/exchange|1 2 3 4||^TestMPI"
 	"./pkg/loader|1 2 4 8||^TestMPI"
 	"./pkg/loader|2 4 8|LMDBIO_RANKS_PER_NODE=1|^TestMPI"
 	"./pkg/loader|4 8|LMDBIO_RANKS_PER_NODE=2|^TestMPI"

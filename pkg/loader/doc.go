@@ -22,7 +22,7 @@
 // range of the file; the run's plan (plan.go) says which, and package
 // schedule cuts each epoch into windows every node cuts alike, and says what
 // each node loads, sends and receives in a window. Records reach a learner
-// from storage, from the node's cache or from another node (exchange.go;
+// from storage, from the node's cache or from another node (internal/exchange;
 // early.go sends the next epochs' crossing records while the caches fill).
 //
 // Where a learner's values live:
@@ -39,7 +39,7 @@
 //     whose windows are placed as low as they fit and reused as learners
 //     release their batches.
 //   - Records owned by another node arrive in the arena through the window's
-//     exchange, written there with pwrite (see inbox).
+//     exchange, written there with pwrite (see internal/exchange).
 //
 // The Mode selects how much of the machinery runs, reproducing LMDBIO's
 // stacked optimisations one on top of the other: lmdb (every rank reads

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lmdbio/lmdbio/internal/exchange"
 	"github.com/lmdbio/lmdbio/internal/handoff"
 	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/internal/shm"
@@ -47,7 +48,7 @@ type leader struct {
 	cache          *nodeCache
 	server         *handoff.Server
 	stag           *reader.Stagger
-	xchg           *exchanger
+	xchg           *exchange.Exchanger
 	xchgComm       *mpi.Comm
 	early          *early // nil without an early exchange
 	guard          guard
@@ -274,7 +275,7 @@ func (ld *leader) run(ctx context.Context) {
 	defer close(ld.done)
 	ioq := make(chan *load, 1024)
 	decq := make(chan *decode, 1024)
-	xq := (chan *exchangeOp)(nil)
+	xq := (chan<- *exchangeOp)(nil)
 	pending := make(chan *window, ld.opt.Prefetch+1)
 	turns := make(chan *window, ld.opt.Prefetch+2)
 	settle := make(chan *window, ld.opt.Prefetch+2)
@@ -295,9 +296,9 @@ func (ld *leader) run(ctx context.Context) {
 	}
 	var xchgErr, sendErr, turnErr error
 	if ld.xchg != nil {
-		xq = ld.xchg.ops
+		xq = ld.xchg.Queue()
 		helpers.Go(func() {
-			if xchgErr = ld.xchg.run(ctx); xchgErr != nil {
+			if xchgErr = ld.xchg.Run(ctx); xchgErr != nil {
 				ld.stop(xchgErr)
 			}
 		})
@@ -340,7 +341,7 @@ func (ld *leader) run(ctx context.Context) {
 		// Even when its own learners have all gone (each may have found
 		// the fault itself), the other node readers may be waiting for
 		// this one in an exchange.
-		ld.xchg.notify(ld.err)
+		ld.xchg.Notify(ld.err)
 	}
 }
 
@@ -413,7 +414,7 @@ func (ld *leader) settle(ctx context.Context, windows <-chan *window) {
 				return
 			}
 		}
-		if w.xchg != nil && w.xchg.wait(ctx) != nil {
+		if w.xchg != nil && w.xchg.Wait(ctx) != nil {
 			return
 		}
 		ld.release(w.hold)
@@ -538,7 +539,7 @@ func (ld *leader) stopAgreed() bool {
 		return false
 	}
 	select {
-	case <-ld.xchg.stopped:
+	case <-ld.xchg.Stopped():
 		return true
 	default:
 		return false
@@ -627,10 +628,10 @@ func (ld *leader) stopEarly(ctx context.Context) {
 		ld.cancel()
 		return
 	}
-	ld.xchg.closing.Store(true)
+	ld.xchg.AnnounceStop()
 	select {
 	case <-ld.done:
-	case <-ld.xchg.stopped:
+	case <-ld.xchg.Stopped():
 	case <-ctx.Done():
 	}
 	ld.cancel()
@@ -696,21 +697,19 @@ func (ld *leader) closeCache() error {
 }
 
 // sendsDropped reports whether the exchanger gave up on sends of an
-// exchange that failed (see exchanger.drop). MPI may still read them, from
+// exchange that failed (see Exchanger.Dropped). MPI may still read them, from
 // the arena, the cache or the data file's mapping, and still hold the
 // exchange's communicator: all stay until the process ends (freeing the
 // communicator then made Open MPI crash in a later call).
-func (ld *leader) sendsDropped() bool { return ld.xchg != nil && ld.xchg.dropped }
+func (ld *leader) sendsDropped() bool { return ld.xchg != nil && ld.xchg.Dropped() }
 
 // closeExchanger frees the exchange's buffers and communicator, once no
 // exchange is under way.
 func (ld *leader) closeExchanger() error {
 	if ld.xchg != nil {
-		ld.xchg.stopListening()
-		ld.xchg.free()
-		ld.xchg.free = func() {}
+		ld.xchg.Close()
 	}
-	if ld.xchgComm == nil || ld.xchg.sendsLetGo() {
+	if ld.xchgComm == nil || ld.xchg.SendsLetGo() {
 		return nil // sends let go of may still use it
 	}
 	err := ld.xchgComm.Free()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/lmdbio/lmdbio/internal/exchange"
 	"github.com/lmdbio/lmdbio/internal/handoff"
 	"github.com/lmdbio/lmdbio/internal/planner"
 	"github.com/lmdbio/lmdbio/internal/schedule"
@@ -146,7 +147,7 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	if crosses {
 		op = ld.exchangeOp(xwork, loc, segArena, recvAt, recvRoom, no, st)
 		for src := range recvNext {
-			recvNext[src] = recvAt + int64(op.recvDispls[src]) + ctlBytes
+			recvNext[src] = recvAt + int64(op.RecvDispls[src]) + ctlBytes
 		}
 	}
 	metaAt := base + readRoom + recvRoom
@@ -164,11 +165,11 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 				}
 			} else if off, came, ok := ld.early.received(epoch, pos); ok {
 				it.Segment, it.Offset = segCache, off
-				w.need(i, came)
+				w.need(i, exchanged{came})
 			} else {
 				it.Segment, it.Offset = segArena, recvNext[src]
 				recvNext[src] += it.Length
-				w.need(i, op)
+				w.need(i, exchanged{op})
 			}
 			it.KeyOffset, it.KeyLength = ld.putMeta(&metaAt, p.src.Key(rec))
 			it.LabelOffset, it.LabelLength = ld.putMeta(&metaAt, p.src.Label(rec))
@@ -394,7 +395,8 @@ func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *win
 }
 
 // segBytes returns the bytes of a segment as the node reader maps it and,
-// for the arena and the cache, the segment to pwrite into (see inbox).
+// for the arena and the cache, the segment to pwrite into (see
+// exchange.Op.RecvFile).
 func (ld *leader) segBytes(seg uint32) ([]byte, io.WriterAt) {
 	switch {
 	case seg == segArena:
@@ -462,32 +464,30 @@ func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32
 	nodes := s.Nodes
 	mem, file := ld.segBytes(seg)
 	recv := mem[at : at+size]
-	op := &exchangeOp{signal: newSignal(), no: no,
-		sendCounts: make([]int, nodes),
-		recvCounts: make([]int, nodes), recvDispls: make([]int, nodes),
-		parts: make([][]sendPart, nodes), recvLens: make([][]int, nodes),
-		recv: recv}
+	op := exchange.NewOp(no, nodes)
+	op.Recv = recv
 	if file != nil {
-		op.recvFile, op.recvAt = file, at
+		op.RecvFile, op.RecvAt = file, at
 	}
 	recvOff := 0
 	for n := range nodes {
-		op.recvDispls[n] = recvOff
-		op.sendCounts[n], op.recvCounts[n] = ctlBytes, ctlBytes
+		op.RecvDispls[n] = recvOff
+		op.RecvCounts[n] = ctlBytes
+		var sent int64
 		for _, pos := range work.Send[n] {
 			rec := int(p.posRecord[pos])
 			l := loc[s.PosBlock[pos]]
 			seg, _ := ld.segBytes(l.seg)
 			at := l.off + p.blockOff[rec]
-			op.parts[n] = append(op.parts[n], sendPart{value: seg[at : at+s.PosBytes[pos]], need: l.done})
-			op.sendCounts[n] += int(s.PosBytes[pos])
+			op.Parts[n] = append(op.Parts[n], exchange.Part{Value: seg[at : at+s.PosBytes[pos]], Need: readyOf(l.done)})
+			sent += s.PosBytes[pos]
 		}
-		st.exchangeBytes.Add(int64(op.sendCounts[n] - ctlBytes)) // a node sends itself nothing
+		st.exchangeBytes.Add(sent) // a node sends itself nothing
 		for _, pos := range work.Recv[n] {
-			op.recvLens[n] = append(op.recvLens[n], int(s.PosBytes[pos]))
-			op.recvCounts[n] += int(s.PosBytes[pos])
+			op.RecvLens[n] = append(op.RecvLens[n], int(s.PosBytes[pos]))
+			op.RecvCounts[n] += int(s.PosBytes[pos])
 		}
-		recvOff += op.recvCounts[n]
+		recvOff += op.RecvCounts[n]
 	}
 	if recvOff != len(recv) {
 		panic(fmt.Sprintf("loader: exchange receives %d bytes in a region of %d", recvOff, len(recv)))

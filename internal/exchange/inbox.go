@@ -1,10 +1,6 @@
-package loader
+package exchange
 
-import (
-	"fmt"
-
-	"github.com/lmdbio/lmdbio/mpi"
-)
+import "fmt"
 
 // inbox receives an exchange's messages into buffers of its own, reused
 // from exchange to exchange, and writes each into the receive region with
@@ -18,39 +14,39 @@ import (
 // message to go never waits for a receive nobody posts. Without a file for
 // the region, messages are received in place.
 type inbox struct {
-	comm    *mpi.Comm
+	tr      Transport
 	piece   int
 	perPeer int      // buffers per peer
-	bufs    [][]byte // one per slot, of a piece each (newExchanger)
-	op      *exchangeOp
-	next    []int    // by node: where in op.recv its next message goes
+	bufs    [][]byte // one per slot, of a piece each (New)
+	op      *Op
+	next    []int    // by node: where in op.Recv its next message goes
 	cuts    []cutter // by node: its stream's messages
 	slots   []recvSlot
 }
 
-// recvSlot is a receive in flight: a message from peer, bound for op.recv[at:].
+// recvSlot is a receive in flight: a message from peer, bound for op.Recv[at:].
 type recvSlot struct {
 	peer int
-	req  *mpi.Request
+	req  Request
 	buf  []byte
 	at   int
 }
 
-func newInbox(comm *mpi.Comm, piece int) inbox {
-	peers := max(1, comm.Size()-1)
-	return inbox{comm: comm, piece: piece, perPeer: max(1, min(4, inboxBytes/(peers*piece)))}
+func newInbox(tr Transport, piece int) inbox {
+	peers := max(1, tr.Size()-1)
+	return inbox{tr: tr, piece: piece, perPeer: max(1, min(4, inboxBytes/(peers*piece)))}
 }
 
 // start posts op's first receives: perPeer messages from every peer (each
 // sends at least its control word).
-func (in *inbox) start(op *exchangeOp) error {
+func (in *inbox) start(op *Op) error {
 	in.op, in.slots = op, in.slots[:0]
-	in.next = append(in.next[:0], op.recvDispls...)
+	in.next = append(in.next[:0], op.RecvDispls...)
 	in.cuts = in.cuts[:0]
-	for n := range op.recvCounts {
-		lens := append([]int{ctlBytes}, op.recvLens[n]...)
+	for n := range op.RecvCounts {
+		lens := append([]int{ControlBytes}, op.RecvLens[n]...)
 		in.cuts = append(in.cuts, cutter{lens: lens, piece: in.piece})
-		if n == in.comm.Rank() {
+		if n == in.tr.Rank() {
 			continue
 		}
 		for range in.perPeer {
@@ -76,13 +72,13 @@ func (in *inbox) post(i int) error {
 	n := m.n
 	s.at = in.next[s.peer]
 	in.next[s.peer] += n
-	if op.recvFile == nil {
-		s.buf = op.recv[s.at : s.at+n]
+	if op.RecvFile == nil {
+		s.buf = op.Recv[s.at : s.at+n]
 	} else {
 		s.buf = in.bufs[i][:n]
 	}
 	var err error
-	s.req, err = in.comm.Irecv(s.buf, s.peer, exchangeTag)
+	s.req, err = in.tr.Irecv(s.buf, s.peer, exchangeTag)
 	return err
 }
 
@@ -115,10 +111,10 @@ func (in *inbox) test() (moved, more bool, err error) {
 // land writes a received message into its place.
 func (in *inbox) land(s *recvSlot) error {
 	op := in.op
-	if op.recvFile == nil {
+	if op.RecvFile == nil {
 		return nil
 	}
-	if _, err := op.recvFile.WriteAt(s.buf, op.recvAt+int64(s.at)); err != nil {
+	if _, err := op.RecvFile.WriteAt(s.buf, op.RecvAt+int64(s.at)); err != nil {
 		return fmt.Errorf("writing a received message into shared memory: %w", err)
 	}
 	return nil

@@ -31,7 +31,7 @@ func FailConnected(node int) (restore func()) {
 // returns what the ranks learnt of the nodes; it closes the file a leader
 // opened for direct I/O, saying whether it had one.
 func AgreeNodes(path string, opt Options) (sizes []int, readers int, direct, opened bool, err error) {
-	n, err := agreeOptions(opt.Topology, path, &opt, localRanks)
+	n, err := agreeOptions(opt.Topology.World, opt.Topology, path, &opt, localRanks)
 	if err != nil {
 		return nil, 0, false, false, err
 	}

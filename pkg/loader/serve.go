@@ -38,11 +38,12 @@ func Serve(path string, opt Options, learners int) (*Reader, error) {
 		}
 		return learners, nil
 	}
-	ds, n, err := prepare(path, &opt, alone)
+	c := openComms(t)
+	ds, n, err := prepare(c, path, &opt, alone)
 	if err != nil {
 		return nil, err
 	}
-	lead, err := newLeader(t, ds, opt, n)
+	lead, err := newLeader(t, c.leaders, ds, opt, n)
 	if err = agree(t.World, err); err != nil {
 		if lead != nil {
 			lead.closeParts()

@@ -39,3 +39,26 @@ func AgreeNodes(path string, opt Options) (sizes []int, readers int, direct, ope
 	closeProbe(n.probe)
 	return n.sizes, n.readers, n.direct, opened, nil
 }
+
+// OpenRecord holds the collectives Open's steps made on this rank since
+// RecordOpen or its last Check.
+type OpenRecord struct{ r *openRecorder }
+
+// RecordOpen makes Open and Serve record the collectives of their steps,
+// checking before each that every member of its communicator makes the
+// same, and returns the record and what restores Open.
+func RecordOpen() (*OpenRecord, func()) {
+	rec := &OpenRecord{&openRecorder{logs: map[string][]openCall{}}}
+	old := openComms
+	openComms = func(t *topology.Topology) comms { return rec.r.wrap(t) }
+	return rec, func() { openComms = old }
+}
+
+// Check compares the sequences recorded on every member of each of t's
+// communicators (world, leaders, local), returns how many collectives this
+// rank made on each, and starts a new record. Collective.
+func (rec *OpenRecord) Check(t *topology.Topology) (map[string]int, error) {
+	counts, err := rec.r.compare(t)
+	rec.r.logs, rec.r.diverged = map[string][]openCall{}, nil
+	return counts, err
+}

@@ -148,14 +148,18 @@ func stateAfterOneBatch(t *testing.T, path string, opt loader.Options) (loader.S
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
 	_, err = ld.Next(ctx)
-	st := ld.State()
-	if e := ld.Close(); err == nil {
-		err = e
-	}
 	if err != nil {
 		t.Errorf("one batch: %v", err)
 	}
-	return st, err == nil
+	st := ld.State()
+	// Every learner has its batch before any closes: a node reader stops
+	// the exchange once one node's learners closed.
+	ok := agree(t, err == nil, "one batch")
+	if err := ld.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+		ok = false
+	}
+	return st, ok
 }
 
 // h5Fixture writes a small HDF5 file on rank 0 and returns its path on

@@ -150,6 +150,10 @@ func shareDataset(world collective, t *topology.Topology, path string, opt Optio
 	return ds, nil
 }
 
+// sourceDamaged lets tests make the source fail to arrive on one node
+// reader, as a blob damaged on the way would.
+var sourceDamaged = func(*topology.Topology) error { return nil }
+
 // shareSource is step 3 of Open (see open.go), in the modes with an
 // index: it sends the source (an LMDB index, an HDF5 layout) from rank 0
 // to every node leader, so no other rank walks the tree or opens the file
@@ -169,6 +173,9 @@ func shareSource(leaders collective, t *topology.Topology, ds *dataset) error {
 	blob, err := bcastBytes(leaders, 0, blob)
 	if err != nil {
 		return fmt.Errorf("sending the dataset's layout to node leaders: %w", err)
+	}
+	if err := sourceDamaged(t); err != nil {
+		return err
 	}
 	if t.Rank == 0 {
 		return encodeErr

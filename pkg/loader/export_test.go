@@ -62,3 +62,24 @@ func (rec *OpenRecord) Check(t *topology.Topology) (map[string]int, error) {
 	rec.r.logs, rec.r.diverged = map[string][]openCall{}, nil
 	return counts, err
 }
+
+// LoseSnapshot makes the snapshot of node's node reader unheld, so that
+// its learners cannot view the file, and returns what restores it.
+func LoseSnapshot(node int) (restore func()) {
+	old := snapshotLost
+	snapshotLost = func(n int) bool { return n == node }
+	return func() { snapshotLost = old }
+}
+
+// DamageSource makes the source fail to arrive on node's node reader, and
+// returns what restores it.
+func DamageSource(node int) (restore func()) {
+	old := sourceDamaged
+	sourceDamaged = func(t *topology.Topology) error {
+		if t.Node == node {
+			return fmt.Errorf("the source for node %d is damaged on purpose", node)
+		}
+		return nil
+	}
+	return func() { sourceDamaged = old }
+}

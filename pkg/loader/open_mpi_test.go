@@ -26,13 +26,17 @@ type openCase struct {
 	// makes one node fail after its learners attached (-1 for none).
 	vary   func(*loader.Options)
 	failOn int
+	// fault, when set, gives a node a fault of its own for the case and
+	// returns what restores it.
+	fault func(node int) (restore func())
 }
 
 // openCases are option sets that take every path through Open's steps:
 // every mode, every shuffle, cache on and off, views on, off and auto, a
 // resumed run, LMDB and HDF5, one rank per node (so that records cross
-// nodes wherever there are two ranks), and Opens that fail at the
-// options, at the dataset and after the learners attached.
+// nodes wherever there are two ranks), a node whose learners cannot view
+// the file where the others' can, and Opens that fail at the options, at
+// the dataset, on one node reader and after the learners attached.
 func openCases() []openCase {
 	base := loader.Options{Batch: 5, Epochs: 2, Seed: 3, ChunkBytes: 64 << 10}
 	with := func(f func(*loader.Options)) loader.Options {
@@ -71,6 +75,11 @@ func openCases() []openCase {
 			vary: func(o *loader.Options) { o.Batch = -job.Rank }},
 		openCase{name: "lmdb mode of an hdf5 file", failing: true, hdf5: true, opt: with(func(o *loader.Options) { o.Mode = loader.Mode{Caffe: true} }), failOn: -1},
 		openCase{name: "fails after attach", failing: true, perNode: 1, opt: with(func(o *loader.Options) { o.Shuffle = sampler.Global }), failOn: 0},
+		openCase{name: "one node cannot view", perNode: 1, opt: with(func(o *loader.Options) { o.Views, o.Shuffle = loader.ViewsOn, sampler.Global }),
+			failOn: -1, fault: loader.LoseSnapshot},
+		openCase{name: "one node's source damaged", failing: true, perNode: 1, opt: with(func(o *loader.Options) { o.Shuffle = sampler.Chunk }),
+			failOn: -1, fault: loader.DamageSource},
+		openCase{name: "one node's hdf5 layout damaged", failing: true, hdf5: true, opt: base, failOn: -1, fault: loader.DamageSource},
 	)
 	return cases
 }
@@ -110,6 +119,9 @@ func TestMPIOpenCollectives(t *testing.T) {
 			}
 			if c.failOn >= 0 {
 				defer loader.FailConnected(c.failOn)()
+			}
+			if c.fault != nil {
+				defer c.fault(topo.Nodes - 1)()
 			}
 			// A rank alone has no other rank's options to differ from.
 			failing := c.failing && (c.vary == nil || job.Size > 1)

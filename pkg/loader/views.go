@@ -115,8 +115,12 @@ func (v *fileView) residentPages(off, n int64) (in, all int) {
 // as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
 // under a reader).
 func (ld *leader) viewable() bool {
-	return ld.mayView() && ld.guard.holds()
+	return ld.mayView() && ld.guard.holds() && !snapshotLost(ld.node)
 }
+
+// snapshotLost lets tests make one node's snapshot unheld, so that its
+// learners cannot view the file while the others' can.
+var snapshotLost = func(node int) bool { return false }
 
 // mayView is the part of viewable that is the same on every node: the
 // agreed options, the dataset, the agreed direct I/O. Where it is false no

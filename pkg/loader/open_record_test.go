@@ -3,8 +3,10 @@ package loader
 import (
 	"fmt"
 	"hash/fnv"
+	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/topology"
@@ -15,8 +17,9 @@ import (
 // of its own, that every member of the communicator is about to make the
 // same one: a collective made on some ranks only then fails at once on
 // the ranks that diverge, naming the step, instead of pairing with another
-// collective or hanging. Open's steps make their collectives from one
-// goroutine.
+// collective; a rank left waiting on a communicator the others left ends
+// the job after openPatience, saying where it waits. Open's steps make
+// their collectives from one goroutine.
 type openRecorder struct {
 	logs     map[string][]openCall // by communicator: world, leaders, local
 	diverged error                 // the first collective the members did not all make
@@ -88,7 +91,10 @@ func (r *openRecorder) check(c recordingComm, call openCall) error {
 	n := len(r.logs[c.name])
 	h := hashOf(call.String())
 	out := make([]int64, 2)
-	if err := c.inner.AllreduceInt64([]int64{h, -h}, out, mpi.Max); err != nil {
+	stuck := time.AfterFunc(openPatience, func() { r.stuck(c.name, n, call) })
+	err := c.inner.AllreduceInt64([]int64{h, -h}, out, mpi.Max)
+	stuck.Stop()
+	if err != nil {
 		return err
 	}
 	if out[0] != h || -out[1] != h {
@@ -100,6 +106,27 @@ func (r *openRecorder) check(c recordingComm, call openCall) error {
 	}
 	r.logs[c.name] = append(r.logs[c.name], call)
 	return nil
+}
+
+// openPatience bounds the wait for the other members of a communicator at
+// a collective of Open on a test's small datasets; past it, a rank is
+// taken to wait for members that left the steps, or that wait on another
+// communicator.
+const openPatience = 30 * time.Second
+
+// stuck ends the job when this rank waited openPatience for the other
+// members at collective n on comm, saying what this rank made so far.
+func (r *openRecorder) stuck(comm string, n int, call openCall) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rank %d: waited %v for the other members of %s at its collective %d, %v: they left Open's steps or wait on another communicator. This rank made:\n",
+		mpi.World().Rank(), openPatience, comm, n, call)
+	for _, name := range []string{"world", "leaders", "local"} {
+		for i, c := range r.logs[name] {
+			fmt.Fprintf(&b, "  %s %d: %v\n", name, i, c)
+		}
+	}
+	fmt.Fprint(os.Stderr, b.String())
+	mpi.Abort(1)
 }
 
 // callers names the loader's functions on the stack above the recorder,

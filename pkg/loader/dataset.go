@@ -23,10 +23,6 @@ type dataset struct {
 	Note       string `json:"note,omitempty"` // how the source reads, when it is worth saying
 
 	src source.Source // on node readers, in PROV modes
-	// srcErr is why src did not arrive on this node reader (see
-	// shareSource): its node reader fails with it at its first agreement
-	// with the others, not before.
-	srcErr error
 }
 
 // meanRecord estimates a record's bytes, for sizing windows.

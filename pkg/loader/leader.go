@@ -88,14 +88,15 @@ type fetcher interface {
 // arrival and prepare's by agreeViews, the memory's by connectReaders'),
 // so none is left waiting in a later collective for one that failed. A
 // failure of the last step, the shared memory, is this node's own: the
-// caller agrees on it over the world.
-func newLeader(t *topology.Topology, leaders collective, ds *dataset, opt Options, n *nodes) (*leader, error) {
+// caller agrees on it over the world. err is this node reader's failure in
+// the steps before (see opening), which the others learn of at its first
+// agreement.
+func newLeader(t *topology.Topology, leaders collective, ds *dataset, opt Options, n *nodes, err error) (*leader, error) {
 	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: n.sizes[t.Node], readers: n.readers, sizes: n.sizes,
 		rd: n.probe, failed: make(chan error, 1), done: make(chan struct{}), holds: newHoldings(n.sizes[t.Node]),
 		guard: noGuard{}, stats: newRunStats()}
 	ld.opt.Direct = ld.opt.Direct || n.direct
 	ld.ctx, ld.cancel = context.WithCancel(context.Background())
-	err := ds.srcErr
 	if err == nil {
 		err = ld.prepare()
 	}

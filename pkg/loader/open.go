@@ -22,8 +22,12 @@ import (
 //     agreeViews, an Allreduce of viewsReport; agreeReaders, an Allreduce
 //     of readerReport; a Split for the exchange where records cross
 //     nodes.
-//  5. shareSocket, each node: Bcast of the node reader's status and socket.
+//  5. shareSocket, each node: Bcast of the node reader's status and
+//     socket; then every rank attaches to its node reader.
 //  6. agreeOpened, world: Allreduce of the outcome.
+//
+// Open lists the steps; Serve (serve.go) takes steps 1 to 4, then 6. Each
+// step is a method of opening, which carries what the steps learnt.
 //
 // Whether a step makes a collective, and its size, depends only on what
 // every member holds alike: the options (agreed in step 1), the topology's
@@ -69,117 +73,173 @@ func Open(path string, opt Options) (*Loader, error) {
 	if opt.Topology == nil {
 		return nil, fmt.Errorf("loader: Options.Topology is required")
 	}
-	c := openComms(opt.Topology)
-	ds, n, err := prepare(c, path, &opt, localRanks) // steps 1 to 3
-	if err != nil {
-		return nil, err
-	}
-	l := &Loader{opt: opt, ds: ds, sizes: n.sizes}
-	if opt.Mode.Caffe {
-		err = l.openCaffe() // every rank reads for itself: no node reader
+	o := begin(path, opt, localRanks)
+	o.agreeOptions() // 1
+	o.shareDataset() // 2
+	o.shareSource()  // 3
+	if o.opt.Mode.Caffe {
+		o.openAlone() // the lmdb mode: every rank reads for itself, no node reader
 	} else {
-		err = l.connect(c, n) // steps 4 and 5
+		o.newNodeReader() // 4
+		o.shareSocket()   // 5
+		o.attach()        // every rank connects to its node reader
 	}
-	return l.afterOpen(agreeOpened(c.world, err)) // step 6
+	return o.opened(o.agreeOpened()) // 6
 }
 
-// prepare is the collective start of every open (steps 1 to 3): the
-// options, checked and agreed on by every rank, with what the ranks learn
-// of the nodes (learners counts a node's learners on its leader); the
-// dataset, described by rank 0; its source, on the node readers. Every
-// rank returns the same error; a node reader whose copy of the source did
-// not arrive whole keeps its error in the dataset for its first agreement
-// (see newLeader).
-func prepare(c comms, path string, opt *Options, learners func(*topology.Topology) (int, error)) (*dataset, *nodes, error) {
+// opening is an Open (or a Serve) under way: what its steps learnt so
+// far, and how it failed. A failure that every rank learnt together
+// (ended) ends the steps on every rank at once; a rank's own failure (err)
+// goes on through the steps' collectives to the next agreement, where
+// every rank of its communicator learns of it.
+type opening struct {
+	path     string
+	opt      Options
+	t        *topology.Topology
+	c        comms
+	learners func(*topology.Topology) (int, error) // a node's learners, on its leader
+	ahead    <-chan description                    // rank 0's description of the dataset
+
+	n       *nodes
+	ds      *dataset
+	l       *Loader
+	lead    *leader    // this node's reader, on its leader
+	socket  string     // where the node reader listens
+	welcome chan error // the node reader's welcome of its learners
+
+	ended error // the agreed failure: no step runs after it
+	err   error // this rank's failure, for the next agreement
+}
+
+// begin starts an opening; rank 0 starts describing the dataset at once.
+func begin(path string, opt Options, learners func(*topology.Topology) (int, error)) *opening {
 	t := opt.Topology
-	ahead := describeAhead(t, path, *opt)
-	n, err := agreeOptions(c.world, t, path, opt, learners)
-	if err != nil {
-		if ahead != nil {
-			// No reads of the dataset go on after a failed Open; an
-			// index being built is finished, for the next Open.
-			<-ahead
-		}
-		return nil, nil, err
-	}
-	ds, err := shareDataset(c.world, t, path, *opt, ahead)
-	if err == nil && opt.Resume != nil {
-		err = opt.Resume.check(ds, *opt, n.sizes) // the same on every rank
-	}
-	if err != nil {
-		closeProbe(n.probe)
-		return nil, nil, err
-	}
-	if opt.Mode.PROV && c.leaders != nil {
-		ds.srcErr = shareSource(c.leaders, t, ds)
-	}
-	return ds, n, nil
+	return &opening{path: path, opt: opt, t: t, c: openComms(t), learners: learners, ahead: describeAhead(t, path, opt)}
 }
 
-// localRanks is the learners of a node in Open: all its ranks.
-func localRanks(t *topology.Topology) (int, error) { return t.LocalSize, nil }
+// agreeOptions is step 1: the options, checked and agreed on by every rank,
+// with what the ranks learn of the nodes. Collective over the world.
+func (o *opening) agreeOptions() {
+	o.n, o.ended = agreeOptions(o.c.world, o.t, o.path, &o.opt, o.learners)
+	if o.ended != nil && o.ahead != nil {
+		// No reads of the dataset go on after a failed Open; an index
+		// being built is finished, for the next Open.
+		<-o.ahead
+	}
+}
 
-// openCaffe opens the lmdb mode's reader, every rank its own.
-func (l *Loader) openCaffe() error {
-	var err error
-	if l.caffe, err = openCaffe(l.ds, l.opt); err != nil {
-		return err
+// shareDataset is step 2: the dataset, as rank 0 describes it, and the
+// resumed state checked against it. Collective over the world.
+func (o *opening) shareDataset() {
+	if o.ended != nil {
+		return
+	}
+	o.ds, o.ended = shareDataset(o.c.world, o.t, o.path, o.opt, o.ahead)
+	if o.ended == nil && o.opt.Resume != nil {
+		o.ended = o.opt.Resume.check(o.ds, o.opt, o.n.sizes) // the same on every rank
+	}
+	if o.ended != nil {
+		closeProbe(o.n.probe)
+		return
+	}
+	o.l = &Loader{opt: o.opt, ds: o.ds, sizes: o.n.sizes}
+}
+
+// shareSource is step 3, in the modes with an index: rank 0's source to
+// the node readers. A node reader that did not get it fails at its next
+// agreement, in step 4. Collective over the node readers.
+func (o *opening) shareSource() {
+	if o.ended == nil && o.opt.Mode.PROV && o.c.leaders != nil {
+		o.err = shareSource(o.c.leaders, o.t, o.ds)
+	}
+}
+
+// openAlone opens the lmdb mode's reader, every rank its own.
+func (o *opening) openAlone() {
+	if o.ended != nil {
+		return
+	}
+	l := o.l
+	if l.caffe, o.err = openCaffe(l.ds, l.opt); o.err != nil {
+		return
 	}
 	l.cfg = runConfig{Records: l.ds.Records, Epochs: l.opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
 		State: stateAt(l.ds, l.opt, l.sizes, 0, 0), ViewSegment: -1}
-	return nil
 }
 
-// connect sets up the node (steps 4 and 5): the leader prepares the node
-// reader with the other node readers, every local rank connects to it and
-// maps the shared memory it passes.
-func (l *Loader) connect(c comms, n *nodes) error {
-	t := l.opt.Topology
-	var err error
-	welcomed := make(chan error, 1)
-	if t.Leader() {
-		l.lead, err = newLeader(t, c.leaders, l.ds, l.opt, n)
-		if err == nil {
-			go func() { welcomed <- l.lead.welcome(acceptTimeout) }()
-		}
+// newNodeReader is step 4: each node's leader prepares its node reader
+// with the others (see newLeader). Collective over the node readers.
+func (o *opening) newNodeReader() {
+	if o.ended != nil || !o.t.Leader() {
+		return
 	}
-	socket, err := shareSocket(c.local, t, l.lead, err)
-	if err != nil {
-		return err
+	o.lead, o.err = newLeader(o.t, o.c.leaders, o.ds, o.opt, o.n, o.err)
+	if o.l != nil {
+		o.l.lead = o.lead
 	}
-	err = l.attach(socket, t.LocalRank)
-	if t.Leader() && err == nil {
-		err = <-welcomed
+}
+
+// shareSocket is step 5: the node's leader tells its ranks the socket of
+// its node reader, or why it has none, and starts welcoming them.
+// Collective over the node.
+func (o *opening) shareSocket() {
+	if o.ended != nil {
+		return
 	}
-	if err == nil {
-		err = connected(t)
+	if o.lead != nil {
+		o.socket = o.lead.server.Name()
+		o.welcome = make(chan error, 1)
+		go func() { o.welcome <- o.lead.welcome(acceptTimeout) }()
 	}
-	if err == nil && l.lead != nil && l.lead.xchg == nil {
+	payload, err := bcastStatus(o.c.local, 0, o.t.Rank-o.t.LocalRank, o.err, o.socket)
+	if err == nil && !o.t.Leader() {
+		err = jsonUnmarshal(payload, &o.socket)
+	}
+	o.err = err
+}
+
+// attach connects every rank to its node reader and maps the shared
+// memory it passes.
+func (o *opening) attach() {
+	if o.ended != nil || o.err != nil {
+		return
+	}
+	o.err = o.l.attach(o.socket, o.t.LocalRank)
+	if o.welcome != nil && o.err == nil {
+		o.err = <-o.welcome
+	}
+	if o.err == nil {
+		o.err = connected(o.t)
+	}
+	if o.err == nil && o.lead != nil && o.lead.xchg == nil {
 		// The node's learners are in: the node reader starts reading while
 		// the world agrees that every node got this far, a round among
 		// every rank. If one did not, Close stops it. With an exchange it
 		// waits for the agreement: it would wait for nodes that failed.
-		l.lead.start()
+		o.lead.start()
 	}
-	return err // Open agrees on it over the world
 }
 
-// shareSocket is step 5: the node's leader tells its ranks the socket of
-// its node reader, or why it has none. Collective over the node.
-func shareSocket(local collective, t *topology.Topology, lead *leader, err error) (string, error) {
-	var socket string
-	if lead != nil {
-		socket = lead.server.Name()
+// agreeOpened is step 6: every rank fails if any did. It is agree, on
+// Open's own communicator. Collective over the world.
+func (o *opening) agreeOpened() error {
+	if o.ended != nil {
+		return o.ended
 	}
-	payload, err := bcastStatus(local, 0, t.Rank-t.LocalRank, err, socket)
-	if err != nil || t.Leader() {
-		return socket, err
-	}
-	if err := jsonUnmarshal(payload, &socket); err != nil {
-		return "", err
-	}
-	return socket, nil
+	_, err := agreeMax(o.c.world, o.err, nil)
+	return err
 }
+
+// opened is Open's outcome, given step 6's.
+func (o *opening) opened(err error) (*Loader, error) {
+	if o.l == nil {
+		return nil, err
+	}
+	return o.l.afterOpen(err)
+}
+
+// localRanks is the learners of a node in Open: all its ranks.
+func localRanks(t *topology.Topology) (int, error) { return t.LocalSize, nil }
 
 // agreeReaders is the node readers' last agreement in step 4: on err, the
 // outcome of their steps before, and on every node reader's report.
@@ -196,13 +256,6 @@ func agreeReaders(leaders collective, t *topology.Topology, mine readerReport, e
 // reader; tests make it fail on one node while the others' node readers
 // are already reading.
 var connected = func(*topology.Topology) error { return nil }
-
-// agreeOpened is step 6: every rank fails if any did. It is agree, on
-// Open's own communicator.
-func agreeOpened(world collective, err error) error {
-	_, err = agreeMax(world, err, nil)
-	return err
-}
 
 func (l *Loader) afterOpen(err error) (*Loader, error) {
 	if err != nil {

@@ -5,6 +5,14 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/failure"
 )
 
+// Comm is what the agreement needs of a communicator; *mpi.Comm has it,
+// and a test may wrap one to record the collectives made.
+type Comm interface {
+	Rank() int
+	Size() int
+	AllreduceInt64(send, recv []int64, op mpi.Op) error
+}
+
 // Failure is what the ranks agreed on.
 type Failure struct {
 	Failed bool         // some rank failed
@@ -14,7 +22,7 @@ type Failure struct {
 
 // OnFailure makes every rank of c learn whether any rank failed: err is
 // this rank's outcome, nil for none. Collective over c.
-func OnFailure(c *mpi.Comm, err error) (Failure, error) {
+func OnFailure(c Comm, err error) (Failure, error) {
 	f, _, e := OnFailureMax(c, err, nil)
 	return f, e
 }
@@ -22,7 +30,7 @@ func OnFailure(c *mpi.Comm, err error) (Failure, error) {
 // OnFailureMax is OnFailure carrying data: every rank also gets the
 // element-wise maximum of every rank's vals, in the same allreduce.
 // Collective over c.
-func OnFailureMax(c *mpi.Comm, err error, vals []int64) (Failure, []int64, error) {
+func OnFailureMax(c Comm, err error, vals []int64) (Failure, []int64, error) {
 	in := make([]int64, len(vals)+1)
 	copy(in, vals)
 	in[len(vals)] = key(err, c.Rank(), c.Size())

@@ -119,10 +119,10 @@ func describeAhead(t *topology.Topology, path string, opt Options) <-chan descri
 	return c
 }
 
-// shareDataset tells every rank rank 0's description of the dataset, which
-// arrives on ahead (or is made now, without it); in PROV modes it also
-// sends the index to the node leaders. Collective.
-func shareDataset(t *topology.Topology, path string, opt Options, ahead <-chan description) (*dataset, error) {
+// shareDataset is step 2 of Open (see open.go): it tells every rank rank
+// 0's description of the dataset, which arrives on ahead (or is made now,
+// without it). Collective over world.
+func shareDataset(world collective, t *topology.Topology, path string, opt Options, ahead <-chan description) (*dataset, error) {
 	var ds *dataset
 	var err error
 	switch {
@@ -133,7 +133,7 @@ func shareDataset(t *topology.Topology, path string, opt Options, ahead <-chan d
 	default:
 		ds, err = describe(path, opt)
 	}
-	payload, err := bcastStatus(t.World, 0, 0, err, ds)
+	payload, err := bcastStatus(world, 0, 0, err, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -143,31 +143,38 @@ func shareDataset(t *topology.Topology, path string, opt Options, ahead <-chan d
 			return nil, err
 		}
 	}
-	if opt.Mode.PROV && t.Leaders != nil {
-		if err := shareSource(t, ds); err != nil {
-			return nil, err
-		}
-	}
 	return ds, nil
 }
 
-// shareSource sends the source (an LMDB index, an HDF5 layout) from rank 0
+// sourceDamaged lets tests make the source fail to arrive on one node
+// reader, as a blob damaged on the way would.
+var sourceDamaged = func(*topology.Topology) error { return nil }
+
+// shareSource is step 3 of Open (see open.go), in the modes with an
+// index: it sends the source (an LMDB index, an HDF5 layout) from rank 0
 // to every node leader, so no other rank walks the tree or opens the file
-// with libhdf5.
-func shareSource(t *topology.Topology, ds *dataset) error {
+// with libhdf5. Collective over the node leaders: rank 0 sends even when
+// it could not encode the source (an empty blob, which no other leader
+// decodes), and every leader returns its error for its node reader's first
+// agreement.
+func shareSource(leaders collective, t *topology.Topology, ds *dataset) error {
 	var blob []byte
+	var encodeErr error
 	if t.Rank == 0 {
-		var err error
-		if blob, err = ds.src.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
-			return err
+		blob, encodeErr = ds.src.(encoding.BinaryMarshaler).MarshalBinary()
+		if encodeErr != nil {
+			blob = nil
 		}
 	}
-	blob, err := bcastBytes(t.Leaders, 0, blob)
+	blob, err := bcastBytes(leaders, 0, blob)
 	if err != nil {
 		return fmt.Errorf("sending the dataset's layout to node leaders: %w", err)
 	}
+	if err := sourceDamaged(t); err != nil {
+		return err
+	}
 	if t.Rank == 0 {
-		return nil
+		return encodeErr
 	}
 	if ds.Format == string(source.HDF5) {
 		src, err := hdf5.Unmarshal(blob)

@@ -31,11 +31,55 @@ func FailConnected(node int) (restore func()) {
 // returns what the ranks learnt of the nodes; it closes the file a leader
 // opened for direct I/O, saying whether it had one.
 func AgreeNodes(path string, opt Options) (sizes []int, readers int, direct, opened bool, err error) {
-	n, err := agreeOptions(opt.Topology, path, &opt, localRanks)
+	n, err := agreeOptions(opt.Topology.World, opt.Topology, path, &opt, localRanks)
 	if err != nil {
 		return nil, 0, false, false, err
 	}
 	opened = n.probe != nil
 	closeProbe(n.probe)
 	return n.sizes, n.readers, n.direct, opened, nil
+}
+
+// OpenRecord holds the collectives Open's steps made on this rank since
+// RecordOpen or its last Check.
+type OpenRecord struct{ r *openRecorder }
+
+// RecordOpen makes Open and Serve record the collectives of their steps,
+// checking before each that every member of its communicator makes the
+// same, and returns the record and what restores Open.
+func RecordOpen() (*OpenRecord, func()) {
+	rec := &OpenRecord{&openRecorder{logs: map[string][]openCall{}}}
+	old := openComms
+	openComms = func(t *topology.Topology) comms { return rec.r.wrap(t) }
+	return rec, func() { openComms = old }
+}
+
+// Check compares the sequences recorded on every member of each of t's
+// communicators (world, leaders, local), returns how many collectives this
+// rank made on each, and starts a new record. Collective.
+func (rec *OpenRecord) Check(t *topology.Topology) (map[string]int, error) {
+	counts, err := rec.r.compare(t)
+	rec.r.logs, rec.r.diverged = map[string][]openCall{}, nil
+	return counts, err
+}
+
+// LoseSnapshot makes the snapshot of node's node reader unheld, so that
+// its learners cannot view the file, and returns what restores it.
+func LoseSnapshot(node int) (restore func()) {
+	old := snapshotLost
+	snapshotLost = func(n int) bool { return n == node }
+	return func() { snapshotLost = old }
+}
+
+// DamageSource makes the source fail to arrive on node's node reader, and
+// returns what restores it.
+func DamageSource(node int) (restore func()) {
+	old := sourceDamaged
+	sourceDamaged = func(t *topology.Topology) error {
+		if t.Node == node {
+			return fmt.Errorf("the source for node %d is damaged on purpose", node)
+		}
+		return nil
+	}
+	return func() { sourceDamaged = old }
 }

@@ -84,24 +84,27 @@ type fetcher interface {
 }
 
 // newLeader prepares the node reader: its plan, the shared memory and the
-// socket the node's learners connect to. Nothing runs yet. It is
-// collective over the node readers (t.Leaders): every step that one of them
-// may fail is followed by an agreement (prepare's by agreeViews where a node
-// may view the file, else by connectReaders'), so none is left waiting in a
-// later collective for one that failed. A failure of the last step, the
-// shared memory, is this node's own: the caller agrees on it over the world.
-func newLeader(t *topology.Topology, ds *dataset, opt Options, n *nodes) (*leader, error) {
+// socket the node's learners connect to. Nothing runs yet. It is step 4 of
+// Open (see open.go), collective over the node readers (leaders): every
+// step that one of them may fail is followed by an agreement (the source's
+// arrival and prepare's by agreeViews, the memory's by connectReaders'),
+// so none is left waiting in a later collective for one that failed. A
+// failure of the last step, the shared memory, is this node's own: the
+// caller agrees on it over the world. err is this node reader's failure in
+// the steps before (see opening), which the others learn of at its first
+// agreement.
+func newLeader(t *topology.Topology, leaders collective, ds *dataset, opt Options, n *nodes, err error) (*leader, error) {
 	ld := &leader{opt: opt, ds: ds, node: t.Node, learners: n.sizes[t.Node], readers: n.readers, sizes: n.sizes,
 		rd: n.probe, failed: make(chan error, 1), done: make(chan struct{}), holds: newHoldings(n.sizes[t.Node]),
 		guard: noGuard{}, stats: newRunStats()}
 	ld.opt.Direct = ld.opt.Direct || n.direct
 	ld.ctx, ld.cancel = context.WithCancel(context.Background())
-	err := ld.prepare()
-	if ld.mayView() {
-		if err = ld.agreeViews(t, err); err != nil {
-			ld.closeParts()
-			return nil, err
-		}
+	if err == nil {
+		err = ld.prepare()
+	}
+	if err = ld.agreeViews(leaders, err); err != nil {
+		ld.closeParts()
+		return nil, err
 	}
 	var capacity, spare int64
 	if ld.plan != nil && err == nil {
@@ -109,7 +112,7 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, n *nodes) (*leade
 			capacity, spare, err = ld.cacheCapacity(ld.readers)
 		}
 	}
-	if err = ld.connectReaders(t, capacity, spare, err); err == nil {
+	if err = ld.connectReaders(t, leaders, capacity, spare, err); err == nil {
 		err = ld.openShared(t)
 	}
 	if err != nil {
@@ -169,22 +172,21 @@ func (ld *leader) openData() (err error) {
 // every node reader the others' cache capacities and the memory they have
 // to spare; it makes the exchange's communicator and the stagger. One
 // allreduce carries it all, the stagger's generation too. Collective over
-// t.Leaders.
-func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, err error) error {
-	vals := make([]int64, 2*t.Nodes+1) // capacities, spare room (each node fills its own), the generation
-	vals[t.Node], vals[t.Nodes+t.Node] = capacity, spare
+// leaders.
+func (ld *leader) connectReaders(t *topology.Topology, leaders collective, capacity, spare int64, err error) error {
+	mine := readerReport{capacity: capacity, spare: spare}
 	if ld.opt.Mode.STAG {
-		vals[2*t.Nodes] = int64(reader.NextGeneration())
+		mine.generation = reader.NextGeneration()
 	}
-	all, err := agreeMax(t.Leaders, err, vals)
+	all, err := agreeReaders(leaders, t, mine, err)
 	if err != nil {
 		return err
 	}
 	if ld.plan != nil {
-		ld.plan.setCaches(all[:t.Nodes])
+		ld.plan.setCaches(all.capacities)
 		ld.cache = newNodeCache(ld.plan.cache, ld.ds.src.Blocks(), ld.ds.src.Decoder() != nil)
 		if ld.exchanges() {
-			comm, err := t.Leaders.Split(0, t.Leaders.Rank())
+			comm, err := leaders.Split(0, leaders.Rank())
 			if err != nil {
 				return err
 			}
@@ -194,7 +196,7 @@ func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, er
 				return err
 			}
 			ld.xchgComm, ld.xchg = comm, x
-			if err := ld.planEarly(all[t.Nodes : 2*t.Nodes]); err != nil {
+			if err := ld.planEarly(all.spare); err != nil {
 				return err
 			}
 		}
@@ -203,7 +205,7 @@ func (ld *leader) connectReaders(t *topology.Topology, capacity, spare int64, er
 		// Tokens travel on the node readers' communicator, with tags of
 		// this loader's generation: those of loaders open at once, or left
 		// in flight by one that stopped early, are never taken for its own.
-		if s := reader.NewStaggerAt(t.Leaders, ld.opt.Stagger, uint64(all[2*t.Nodes]), ld.ctx.Done()); s.Enabled() {
+		if s := reader.NewStaggerAt(t.Leaders, ld.opt.Stagger, all.generation, ld.ctx.Done()); s.Enabled() {
 			ld.stag = s
 		}
 	}

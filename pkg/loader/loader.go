@@ -11,9 +11,7 @@ import (
 	"github.com/lmdbio/lmdbio/internal/handoff"
 	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/internal/shm"
-	"github.com/lmdbio/lmdbio/mpi"
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
 // Batch is one learner's next records. Keys, Values and Labels are views
@@ -79,133 +77,6 @@ type segment interface {
 	Bytes() []byte
 	Close() error
 }
-
-// Open opens the dataset at path (an LMDB directory or its data.mdb, or an
-// HDF5 file) for every rank of opt.Topology. It is collective: every rank
-// calls it with the same path and options — the ranks check that they
-// agree — and every rank gets an error if any rank failed.
-func Open(path string, opt Options) (*Loader, error) {
-	if opt.Topology == nil {
-		return nil, fmt.Errorf("loader: Options.Topology is required")
-	}
-	ds, n, err := prepare(path, &opt, localRanks)
-	if err != nil {
-		return nil, err
-	}
-	t := opt.Topology
-	l := &Loader{opt: opt, ds: ds, sizes: n.sizes}
-	if opt.Mode.Caffe {
-		l.caffe, err = openCaffe(ds, opt)
-		if err == nil {
-			l.cfg = runConfig{Records: ds.Records, Epochs: opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
-				State: stateAt(ds, opt, l.sizes, 0, 0), ViewSegment: -1}
-		}
-		return l.afterOpen(agree(t.World, err))
-	}
-	err = l.connect(n)
-	return l.afterOpen(agree(t.World, err))
-}
-
-// prepare is the collective start of every open: the options, checked and
-// agreed on by every rank, with what the ranks learn of the nodes (learners
-// counts a node's learners on its leader); the dataset, described by rank
-// 0. Every rank returns the same error.
-func prepare(path string, opt *Options, learners func(*topology.Topology) (int, error)) (*dataset, *nodes, error) {
-	t := opt.Topology
-	ahead := describeAhead(t, path, *opt)
-	n, err := agreeOptions(t, path, opt, learners)
-	if err != nil {
-		if ahead != nil {
-			// No reads of the dataset go on after a failed Open; an
-			// index being built is finished, for the next Open.
-			<-ahead
-		}
-		return nil, nil, err
-	}
-	ds, err := shareDataset(t, path, *opt, ahead)
-	if err == nil && opt.Resume != nil {
-		err = opt.Resume.check(ds, *opt, n.sizes) // the same on every rank
-	}
-	if err != nil {
-		closeProbe(n.probe)
-		return nil, nil, err
-	}
-	return ds, n, nil
-}
-
-// checkThreads refuses a run whose node readers would call MPI from several
-// goroutines (stagger tokens, exchanges) under an MPI that does not allow
-// it.
-func checkThreads(t *topology.Topology, opt Options) error {
-	if t.Nodes < 2 || mpi.Provided() >= mpi.ThreadMultiple {
-		return nil
-	}
-	if opt.Mode.STAG && opt.Stagger < t.Nodes || opt.Shuffle.WorldIndependent() {
-		return fmt.Errorf("%w: MPI provides %v, and the node readers of %d nodes call MPI from several threads: initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)",
-			ErrBadOption, mpi.Provided(), t.Nodes)
-	}
-	return nil
-}
-
-func (l *Loader) afterOpen(err error) (*Loader, error) {
-	if err != nil {
-		l.Close()
-		return nil, err
-	}
-	l.epoch = l.cfg.FirstEpoch
-	if l.lead != nil {
-		l.lead.start()
-	}
-	return l, nil
-}
-
-// localRanks is the learners of a node in Open: all its ranks.
-func localRanks(t *topology.Topology) (int, error) { return t.LocalSize, nil }
-
-// connect sets up the node: the leader prepares the node reader, every
-// local rank connects to it and maps the shared memory it passes.
-func (l *Loader) connect(n *nodes) error {
-	t := l.opt.Topology
-	var socket string
-	var err error
-	welcomed := make(chan error, 1)
-	if t.Leader() {
-		l.lead, err = newLeader(t, l.ds, l.opt, n)
-		if err == nil {
-			socket = l.lead.server.Name()
-			go func() { welcomed <- l.lead.welcome(acceptTimeout) }()
-		}
-	}
-	payload, err := bcastStatus(t.Local, 0, t.Rank-t.LocalRank, err, socket)
-	if err != nil {
-		return err
-	}
-	if !t.Leader() {
-		if err := jsonUnmarshal(payload, &socket); err != nil {
-			return err
-		}
-	}
-	err = l.attach(socket, t.LocalRank)
-	if t.Leader() && err == nil {
-		err = <-welcomed
-	}
-	if err == nil {
-		err = connected(t)
-	}
-	if err == nil && l.lead != nil && l.lead.xchg == nil {
-		// The node's learners are in: the node reader starts reading while
-		// the world agrees that every node got this far, a round among
-		// every rank. If one did not, Close stops it. With an exchange it
-		// waits for the agreement: it would wait for nodes that failed.
-		l.lead.start()
-	}
-	return err // Open agrees on it over the world
-}
-
-// connected runs on every rank of Open once it attached to its node
-// reader; tests make it fail on one node while the others' node readers
-// are already reading.
-var connected = func(*topology.Topology) error { return nil }
 
 // attach connects learner local to the node reader listening on socket and
 // maps the shared memory it passes in Welcome.

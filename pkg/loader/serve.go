@@ -38,18 +38,18 @@ func Serve(path string, opt Options, learners int) (*Reader, error) {
 		}
 		return learners, nil
 	}
-	ds, n, err := prepare(path, &opt, alone)
-	if err != nil {
-		return nil, err
-	}
-	lead, err := newLeader(t, ds, opt, n)
-	if err = agree(t.World, err); err != nil {
-		if lead != nil {
-			lead.closeParts()
+	o := begin(path, opt, alone)
+	o.agreeOptions() // Open's steps 1 to 4 (see open.go)
+	o.shareDataset()
+	o.shareSource()
+	o.newNodeReader()
+	if err := o.agreeOpened(); err != nil {
+		if o.lead != nil {
+			o.lead.closeParts()
 		}
 		return nil, err
 	}
-	return &Reader{lead: lead, t: t}, nil
+	return &Reader{lead: o.lead, t: t}, nil
 }
 
 // Socket is the name of the socket the node's learners attach to.

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/lmdbio/lmdbio/pkg/index"
-	"github.com/lmdbio/lmdbio/pkg/topology"
 	"golang.org/x/sys/unix"
 )
 
@@ -116,12 +115,16 @@ func (v *fileView) residentPages(off, n int64) (in, all int) {
 // as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
 // under a reader).
 func (ld *leader) viewable() bool {
-	return ld.mayView() && ld.guard.holds()
+	return ld.mayView() && ld.guard.holds() && !snapshotLost(ld.node)
 }
+
+// snapshotLost lets tests make one node's snapshot unheld, so that its
+// learners cannot view the file while the others' can.
+var snapshotLost = func(node int) bool { return false }
 
 // mayView is the part of viewable that is the same on every node: the
 // agreed options, the dataset, the agreed direct I/O. Where it is false no
-// node views the file, and the node readers need not agree on it.
+// node views the file.
 func (ld *leader) mayView() bool {
 	want := ld.opt.Views == ViewsOn || ld.opt.Views == ViewsAuto && (ld.opt.Epochs == 1 || ld.opt.Cache == CacheOff)
 	return want && ld.opt.Mode.PROV && ld.ds.src.Decoder() == nil && !ld.opt.Direct
@@ -151,17 +154,14 @@ func (ld *leader) heads() *index.Heads {
 // cache of shared memory: the page cache keeps it. The windows are still
 // cut by the bytes read, so that the reader reads no further ahead of the
 // learners than a few windows, and the page cache need not hold more than
-// that. Collective over the node readers.
-func (ld *leader) agreeViews(t *topology.Topology, err error) error {
-	noView := int64(0)
-	if ld.view == nil {
-		noView = 1
-	}
-	all, err := agreeMax(t.Leaders, err, []int64{noView})
+// that. Every node reader takes part, those that may not view the file
+// too (see open.go). Collective over the node readers.
+func (ld *leader) agreeViews(leaders collective, err error) error {
+	all, err := agreeMax(leaders, err, viewsReport{noView: ld.view == nil}.pack())
 	if err != nil {
 		return err
 	}
-	if all[0] == 1 && ld.view != nil {
+	if unpackViewsReports(all) && ld.view != nil {
 		ld.view.Close()
 		ld.view = nil
 	}

@@ -386,3 +386,8 @@ func (p *runPlan) windows(e int, ep *assign.Epoch, from int, slot int64) []sched
 // fillSteps is how many windows at most an epoch that fills the caches, and
 // whose rounds become ready evenly as it is read, is cut into.
 const fillSteps = 16
+
+// records is what laying out a window's items needs of the plan.
+func (p *runPlan) records() recordLayout {
+	return recordLayout{sched: p.sched, node: p.node, posRecord: p.posRecord, blockOff: p.blockOff, key: p.src.Key, label: p.src.Label}
+}

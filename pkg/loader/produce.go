@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/lmdbio/lmdbio/internal/handoff"
 	"github.com/lmdbio/lmdbio/internal/planner"
 	"github.com/lmdbio/lmdbio/internal/schedule"
 	"github.com/lmdbio/lmdbio/internal/source"
@@ -64,17 +63,15 @@ func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<-
 	return nil
 }
 
-// produceWindow prepares window sw, the k-th of epoch, for this node.
+// produceWindow prepares window sw, the k-th of epoch, for this node: it
+// takes the window's arena room, starts its loads (cache fills, reads into
+// the arena, or reads that make the file resident where learners view
+// it), lays out its exchange and its batches' items (placeItems), and
+// queues the loads, the decodes and the exchanges.
 func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, k, no int, q queues) (*window, error) {
 	p, s := ld.plan, ld.plan.sched
 	work := s.Work(ep, sw, ld.node)
-	var refs []batchRef
-	for r := sw.First; r < sw.End; r++ {
-		for local := range ep.NodeSize(ld.node) {
-			refs = append(refs, batchRef{local: local, round: r, pos: ep.Batch(ld.node, local, r)})
-		}
-	}
-	w := newWindow(epoch, no, refs, &ld.nextID)
+	w := newWindow(epoch, no, windowBatches(ep, sw, ld.node), &ld.nextID)
 	st := ld.stats.epoch(epoch)
 
 	fills, reads := ld.sortBlocks(work.Blocks)
@@ -85,107 +82,33 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	}
 	crosses := s.Crosses(ep, sw)
 	xwork := ld.early.trim(epoch, work) // what crosses now
-	var recvRoom int64
-	if crosses {
-		recvRoom = int64(ctlBytes * s.Nodes)
-		for _, list := range xwork.Recv {
-			for _, pos := range list {
-				recvRoom += s.PosBytes[pos]
-			}
-		}
-	}
-	var metaRoom int64
-	for _, ref := range refs {
-		for _, pos := range ref.pos {
-			metaRoom += s.PosMeta[pos]
-		}
-	}
-	loaded := readRoom // read by loads that reserve their own pages
-	if p.src.Decoder() != nil {
-		loaded = 0 // decoded into the room from memory
-	}
-	base, err := ld.arena.alloc(ctx, readRoom+recvRoom+metaRoom, loaded, w.roomIDs())
+	room := windowRooms(s, w.batches, xwork.Recv, crosses, p.src.Decoder() != nil, readRoom)
+	base, err := ld.arena.alloc(ctx, room.total(), room.loaded, w.roomIDs())
 	if err != nil {
 		return nil, err
 	}
 	if err := ld.acquire(no)(); err != nil {
 		return nil, err
 	}
-
-	loc := make(map[int32]where, len(work.Blocks))
-	hitBefore := make(map[int32]bool)
-	for _, b := range work.Blocks {
-		if p.cache.Cached(b) && ld.cache.loaded(b) != nil {
-			hitBefore[b] = true
-		}
-	}
-	if err := ld.fill(fills, w, st); err != nil {
+	loc, cachedBefore, err := ld.startLoads(work.Blocks, fills, reads, spans, base, w, q, st, xwork)
+	if err != nil {
 		return nil, err
 	}
-	for _, b := range work.Blocks {
-		if p.cache.Cached(b) {
-			loc[b] = ld.cached(b)
-		}
-	}
-	if ld.view != nil {
-		ld.makeResident(spans, loc, w, st, xwork)
-	} else {
-		ld.read(reads, spans, base, loc, w, q, st)
-	}
-
-	for _, list := range work.Send {
-		for _, pos := range list {
-			if hitBefore[s.PosBlock[pos]] {
-				st.cacheHits.Add(1)
-			}
-		}
-	}
-	recvAt := base + readRoom
+	st.cacheHits.Add(sentHits(s, work.Send, cachedBefore))
 	var op *exchangeOp
-	recvNext := make([]int64, s.Nodes) // next value of each source in the receive region
 	if crosses {
-		op = ld.exchangeOp(xwork, loc, segArena, recvAt, recvRoom, no, st)
-		for src := range recvNext {
-			recvNext[src] = recvAt + int64(op.recvDispls[src]) + ctlBytes
-		}
+		op = ld.exchangeOp(xwork, loc, segArena, room.recvAt(base), room.recv, no, st)
 	}
-	metaAt := base + readRoom + recvRoom
-	for i, ref := range refs {
-		for _, pos := range ref.pos {
-			rec := int(p.posRecord[pos])
-			it := handoff.Item{Record: int64(rec), Length: s.PosBytes[pos]}
-			b := s.PosBlock[pos]
-			if src := s.Owner(pos); s.Local || src == ld.node {
-				l := loc[b]
-				it.Segment, it.Offset = l.seg, l.off+p.blockOff[rec]
-				w.need(i, l.done)
-				if hitBefore[b] {
-					st.cacheHits.Add(1)
-				}
-			} else if off, came, ok := ld.early.received(epoch, pos); ok {
-				it.Segment, it.Offset = segCache, off
-				w.need(i, came)
-			} else {
-				it.Segment, it.Offset = segArena, recvNext[src]
-				recvNext[src] += it.Length
-				w.need(i, op)
-			}
-			it.KeyOffset, it.KeyLength = ld.putMeta(&metaAt, p.src.Key(rec))
-			it.LabelOffset, it.LabelLength = ld.putMeta(&metaAt, p.src.Label(rec))
-			w.items[i] = append(w.items[i], it)
-		}
+	ws := windowSources{loc: loc, recvAt: room.recvAt(base), metaAt: room.metaAt(base), cachedBefore: cachedBefore,
+		early: func(pos int32) (int64, completion, bool) { return ld.early.received(epoch, pos) }}
+	if crosses {
+		ws.recv, ws.xchg = xwork.Recv, op
 	}
-	for _, l := range w.loads {
-		if err := sendCtx(ctx, q.io, l); err != nil {
-			return nil, err
-		}
+	st.cacheHits.Add(placeItems(p.records(), w, ws))
+	copyMeta(p.records(), w, ld.buf)
+	if err := ld.queueWork(ctx, w, q); err != nil {
+		return nil, err
 	}
-	for _, d := range ld.pendingDecodes {
-		if err := sendCtx(ctx, q.decode, d); err != nil {
-			return nil, err
-		}
-	}
-	ld.pendingDecodes = ld.pendingDecodes[:0]
 	if err := ld.sendEarly(ctx, epoch, k, no, q.xchg); err != nil {
 		return nil, err
 	}
@@ -198,19 +121,57 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	return w, nil
 }
 
+// startLoads starts what brings the window's blocks into memory: fills of
+// the cache, then reads into the arena from base, or reads that make the
+// file resident where learners view it. It returns where every block lies
+// and which blocks the cache held before the window.
+func (ld *leader) startLoads(blocks, fills, reads []int32, spans []planner.Span, base int64, w *window, q queues,
+	st *epochCounters, xwork schedule.Work) (map[int32]where, map[int32]bool, error) {
+	p := ld.plan
+	loc := make(map[int32]where, len(blocks))
+	cachedBefore := make(map[int32]bool)
+	for _, b := range blocks {
+		if p.cache.Cached(b) && ld.cache.loaded(b) != nil {
+			cachedBefore[b] = true
+		}
+	}
+	if err := ld.fill(fills, w, st); err != nil {
+		return nil, nil, err
+	}
+	for _, b := range blocks {
+		if p.cache.Cached(b) {
+			loc[b] = ld.cached(b)
+		}
+	}
+	if ld.view != nil {
+		ld.makeResident(spans, loc, w, st, xwork)
+	} else {
+		ld.read(reads, spans, base, loc, w, q, st)
+	}
+	return loc, cachedBefore, nil
+}
+
+// queueWork hands the window's loads to the I/O workers and the decodes
+// made since the last window to the decoders.
+func (ld *leader) queueWork(ctx context.Context, w *window, q queues) error {
+	for _, l := range w.loads {
+		if err := sendCtx(ctx, q.io, l); err != nil {
+			return err
+		}
+	}
+	for _, d := range ld.pendingDecodes {
+		if err := sendCtx(ctx, q.decode, d); err != nil {
+			return err
+		}
+	}
+	ld.pendingDecodes = ld.pendingDecodes[:0]
+	return nil
+}
+
 // cached says where cached block b lies in the cache segment and what
 // loads it there (nil if nothing was asked to).
 func (ld *leader) cached(b int32) where {
 	return where{seg: segCache, off: ld.plan.cache.At[b], done: ld.cache.loaded(b)}
-}
-
-// putMeta copies a key or label into the arena at *at, moves *at past it
-// and returns where it went.
-func (ld *leader) putMeta(at *int64, b []byte) (off, n int64) {
-	off = *at
-	n = int64(copy(ld.buf[off:], b))
-	*at += n
-	return off, n
 }
 
 // sortBlocks splits the node's blocks a window needs into those to fill

@@ -271,7 +271,7 @@ func (ld *leader) viewSegment() uint32 { return uint32(len(ld.files()) - 1) }
 // needs is there. On failure the learners are told why.
 func (ld *leader) run(ctx context.Context) {
 	defer close(ld.done)
-	ioq := make(chan *load, 1024)
+	ioq := make(chan storageRead, 1024)
 	decq := make(chan *decode, 1024)
 	xq := (chan *exchangeOp)(nil)
 	pending := make(chan *window, ld.opt.Prefetch+1)

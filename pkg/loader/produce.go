@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ type where struct {
 
 // queues are the work the producer hands to the leader's workers.
 type queues struct {
-	io     chan<- *load
+	io     chan<- storageRead
 	decode chan<- *decode
 	xchg   chan<- *exchangeOp
 }
@@ -275,7 +274,7 @@ func (ld *leader) fill(blocks []int32, w *window, st *epochCounters) error {
 		ld.decodeInto(blocks, loads, c.buf, func(b int32) int64 { return p.cache.At[b] }, func(b int32, d *decode) {
 			c.block[b] = d
 		}, st)
-		ld.addLoads(w, loads, st)
+		addLoads(ld, w, loads, st)
 		return nil
 	}
 	for _, b := range blocks {
@@ -288,12 +287,12 @@ func (ld *leader) fill(blocks []int32, w *window, st *epochCounters) error {
 		if err := c.seg.Reserve(cs.CacheOff, n); err != nil {
 			return err
 		}
-		l := &load{signal: newSignal(), rd: ld.rd, span: cs.Span, dst: c.buf[cs.CacheOff : cs.CacheOff+n], at: cs.CacheOff}
+		l := &memRead{spanRead: spanRead{signal: newSignal(), rd: ld.rd, span: cs.Span}, dst: c.buf[cs.CacheOff : cs.CacheOff+n], at: cs.CacheOff}
 		if !ld.rd.Direct() {
 			l.dst = l.dst[:cs.Length]
 		}
 		c.span[k] = l
-		ld.addLoads(w, []*load{l}, st)
+		addLoads(ld, w, []*memRead{l}, st)
 	}
 	return nil
 }
@@ -316,14 +315,14 @@ func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map
 		ld.decodeInto(blocks, loads, ld.buf, func(b int32) int64 { return at[b] }, func(b int32, d *decode) {
 			loc[b] = where{seg: segArena, off: at[b], done: d}
 		}, st)
-		ld.addLoads(w, loads, st)
+		addLoads(ld, w, loads, st)
 		return
 	}
 	loads, _ := layoutLoads(ld.rd, ld.arena, ld.buf, base, spans)
 	for piece, pl := range placements(loads) {
 		loc[int32(piece)] = where{seg: segArena, off: pl.offset, done: pl.load}
 	}
-	ld.addLoads(w, loads, st)
+	addLoads(ld, w, loads, st)
 }
 
 // makeResident starts the loads that bring spans into the page cache for
@@ -343,15 +342,15 @@ func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *win
 		}
 		byLearners = func(piece int) bool { return !sent[int32(piece)] } // stored as is: a piece is its block
 	}
-	var loads []*load
+	var loads []*residentRead
 	for _, s := range spans {
-		l := &load{signal: newSignal(), rd: ld.rd, span: s, at: s.Offset, view: ld.view, hits: &st.cacheHits, byLearners: byLearners}
+		l := &residentRead{spanRead: spanRead{signal: newSignal(), rd: ld.rd, span: s}, view: ld.view, hits: &st.cacheHits, byLearners: byLearners}
 		for _, pl := range s.Records {
 			loc[int32(pl.Record)] = where{seg: seg, off: s.Offset + pl.Offset, done: l}
 		}
 		loads = append(loads, l)
 	}
-	ld.addLoads(w, loads, st)
+	addLoads(ld, w, loads, st)
 }
 
 // segBytes returns the bytes of a segment as the node reader maps it and,
@@ -370,30 +369,23 @@ func (ld *leader) segBytes(seg uint32) ([]byte, io.WriterAt) {
 
 // addLoads counts loads to the window (its storage turn waits for them)
 // and to the epoch's storage bytes, and sets up their checks: the blocks'
-// own bytes (stored as is; decoded blocks are checked once decoded), then
-// the snapshot.
-func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
-	v, verifies := ld.plan.src.(source.Verifier)
+// own bytes where the source can check them (each kind of read checks
+// what it can: decoded blocks are checked once decoded), then the
+// snapshot.
+func addLoads[R storageRead](ld *leader, w *window, loads []R, st *epochCounters) {
+	v, _ := ld.plan.src.(source.Verifier)
 	for _, l := range loads {
-		l.bytes, l.reads = &st.storageBytes, &st.storageReads
-		l.verify = func(l *load) error {
-			if verifies && l.at >= 0 {
-				if err := l.verifyBlocks(v); err != nil {
-					// Bytes that do not match the index: most likely a
-					// writer moved the database on; say so if it did.
-					return cmp.Or(ld.guard.check(), err)
-				}
-			}
-			return ld.guard.check()
-		}
+		r := l.common()
+		r.bytes, r.reads = &st.storageBytes, &st.storageReads
+		r.snapshot, r.blocks = ld.guard.check, v
+		w.loads = append(w.loads, l)
 	}
-	w.loads = append(w.loads, loads...)
 }
 
 // decodeInto makes the decoding of every block from the staging loads that
 // read its pieces, into dst at offset(b); each is handed to set and queued
 // after the window's loads.
-func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset func(int32) int64, set func(int32, *decode), st *epochCounters) {
+func (ld *leader) decodeInto(blocks []int32, loads []*stagedRead, dst []byte, offset func(int32) int64, set func(int32, *decode), st *epochCounters) {
 	p := ld.plan
 	parts := make(map[int32][]piecePart, len(blocks))
 	for _, l := range loads {

@@ -74,7 +74,7 @@ func (s fixedSchedule) arenaBytes(f fetcher, ds *dataset, opt Options) int64 {
 
 // produceCursor fetches the windows of every epoch in order, for the
 // cursor modes, and queues their reads and their hand-out.
-func (ld *leader) produceCursor(ctx context.Context, ioq chan<- *load, pending chan<- *window) error {
+func (ld *leader) produceCursor(ctx context.Context, ioq chan<- storageRead, pending chan<- *window) error {
 	no := 0
 	for epoch := 0; epoch < ld.opt.Epochs; epoch++ {
 		for i := 0; i < ld.sched.windows(); i++ {

@@ -268,23 +268,11 @@ func (ld *leader) welcome(timeout time.Duration) error {
 
 // config is what the learners need to know of the run.
 func (ld *leader) config() runConfig {
-	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1,
-		Direct: ld.rd != nil && ld.rd.Direct() || ld.plan == nil && ld.opt.Mode.DIO && ld.opt.Direct}
+	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1}
 	if ld.view != nil {
 		c.ViewSegment, c.Heads = int(ld.viewSegment()), ld.heads()
 	}
-	if ld.plan == nil {
-		c.Rounds = ld.sched.plan.Rounds()
-		c.FirstRounds = c.Rounds
-		return c
-	}
-	p := ld.plan
-	c.MapCache = ld.mapsAhead()
-	c.FirstRounds = p.first.ep.Rounds() - p.first.from
-	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
-	if r := p.resume; r != nil {
-		c.FirstEpoch, c.FirstDone = r.Epoch, r.GlobalBatches
-	}
+	ld.prod.configure(&c)
 	return c
 }
 
@@ -439,13 +427,10 @@ func (l *Loader) CacheBytes() int64 {
 
 // Stats are the reads that reached storage on this rank.
 func (l *Loader) Stats() reader.Stats {
-	switch {
-	case l.lead == nil:
+	if l.lead == nil {
 		return reader.Stats{}
-	case l.lead.fetch != nil:
-		return l.lead.fetch.stats()
 	}
-	return l.lead.rd.Stats()
+	return l.lead.prod.readStats()
 }
 
 // EpochStats are epoch's figures on this rank: non-zero on node readers

@@ -135,7 +135,7 @@ func (ld *leader) mayView() bool {
 // such pread per record on the node reader, from a warm page cache on 2
 // cores, the default mode ran at 0.78 times liblmdb's speed with 4 and with
 // 8 learners; with the learners checking, at 0.97 and 0.99 times.
-func (ld *leader) heads() *index.Heads {
+func (ld *nodeParts) heads() *index.Heads {
 	h, ok := ld.ds.src.(interface{ Heads() index.Heads })
 	if ld.view == nil || !ok {
 		return nil

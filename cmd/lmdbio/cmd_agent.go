@@ -132,7 +132,7 @@ func (a *agentRun) serve(path string, opt loader.Options, learners int) (agent.S
 	opt.Topology = a.job.topo
 	r, err := loader.Serve(path, opt, learners)
 	if err != nil {
-		return nil, err // not a nil *loader.Reader in an interface
+		return nil, err // not a nil *loader.Server in an interface
 	}
 	return r, nil
 }

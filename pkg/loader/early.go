@@ -62,7 +62,7 @@ func (x *early) index(epoch int) (int, bool) {
 // laid out as the exchanges fill them: per exchange, per source node, a
 // control word and the values.
 func (ix *indexProducer) planEarly(spare []int64) error {
-	p, s := ix.plan, ix.plan.sched
+	p, s := ix.plan, ix.plan.layout
 	fill := p.firstEpoch()
 	if earlyShare <= 0 || fill+1 >= ix.opt.Epochs {
 		return nil
@@ -117,7 +117,7 @@ func (ix *indexProducer) sendEarly(ctx context.Context, epoch, k, no int, xq cha
 	loc := map[int32]where{}
 	for _, list := range work.Send {
 		for _, pos := range list {
-			b := p.sched.PosBlock[pos]
+			b := p.layout.PosBlock[pos]
 			if loc[b] = ix.cached(b); loc[b].done == nil {
 				return fmt.Errorf("loader: block %d is to be sent early before it is loaded", b)
 			}

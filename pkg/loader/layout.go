@@ -82,7 +82,7 @@ func recvDispls(s *schedule.Layout, recv [][]int32) ([]int, int64) {
 // run: where each position's record lies in its block, and its key and
 // label.
 type recordLayout struct {
-	sched     *schedule.Layout
+	layout    *schedule.Layout
 	node      int
 	posRecord []int32 // record at each position
 	blockOff  []int64 // each record's offset in its (decoded) block
@@ -119,7 +119,7 @@ type windowSources struct {
 // metaAt (copyMeta copies them). It returns the records handed out from
 // blocks the cache held before the window.
 func placeItems(rl recordLayout, w *window, ws windowSources) (hits int64) {
-	s := rl.sched
+	s := rl.layout
 	displs, _ := recvDispls(s, ws.recv)
 	recvNext := make([]int64, s.Nodes) // next value of each source in the receive region
 	for src := range recvNext {

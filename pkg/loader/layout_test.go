@@ -26,7 +26,7 @@ func testRecords(node int, local bool) recordLayout {
 		PosBytes:   []int64{10, 11, 12, 13, 14, 15},
 		BlockOwner: []int32{0, 0, 1},
 	}
-	rl := recordLayout{sched: s, node: node,
+	rl := recordLayout{layout: s, node: node,
 		posRecord: []int32{3, 0, 1, 2, 5, 4},
 		blockOff:  []int64{100, 200, 300, 400, 500, 600}, // by record
 		key:       func(r int) []byte { return fmt.Appendf(nil, "k%d", r) },
@@ -130,7 +130,7 @@ func TestPlaceItemsSkipsRepeatedNeeds(t *testing.T) {
 }
 
 func TestWindowRooms(t *testing.T) {
-	s := testRecords(0, false).sched
+	s := testRecords(0, false).layout
 	refs := []batchRef{{pos: []int32{4, 0}}, {pos: []int32{5, 2}}}
 	meta := int64(3 + 3 + 2 + 3) // k5L k3L k4 k1L
 	for _, tc := range []struct {

@@ -59,7 +59,7 @@ type leader struct {
 // later collective for one that failed. A failure of the last step, the
 // shared memory, is this node's own: the caller agrees on it over the world.
 func newLeader(t *topology.Topology, ds *dataset, opt Options, n *nodes) (*leader, error) {
-	parts := &nodeParts{opt: opt, ds: ds, node: t.Node, rd: n.probe, guard: noGuard{}, stats: newRunStats()}
+	parts := &nodeParts{opt: opt, ds: ds, node: t.Node, rd: n.probe, pin: noPin{}, stats: newRunStats()}
 	parts.opt.Direct = opt.Direct || n.direct
 	ld := &leader{nodeParts: parts, learners: n.sizes[t.Node], readers: n.readers, sizes: n.sizes,
 		failed: make(chan error, 1), done: make(chan struct{}), holds: newHoldings(n.sizes[t.Node])}
@@ -86,7 +86,7 @@ func newLeader(t *topology.Topology, ds *dataset, opt Options, n *nodes) (*leade
 }
 
 // prepare does what needs no other node: the plan and the producer of the
-// pipeline, the data file, the guard of its snapshot, and whether learners
+// pipeline, the data file, the pin of its snapshot, and whether learners
 // may view the file. The file is opened and its snapshot pinned while the
 // plan is worked out: on a parallel file system each open is a round trip
 // to its servers.
@@ -122,11 +122,11 @@ func (ld *leader) openData() (err error) {
 			return err
 		}
 	}
-	g, err := openGuard(ld.ds)
+	p, err := pinSnapshot(ld.ds)
 	if err != nil {
-		return err // ld.guard stays noGuard{}: closeParts calls its close
+		return err // ld.pin stays noPin{}: closeParts calls its close
 	}
-	ld.guard = g
+	ld.pin = p
 	return nil
 }
 
@@ -281,7 +281,7 @@ func (ld *leader) closeParts() error {
 	if !ld.sendsDropped() {
 		closers = append(closers, ld.closeArena, ld.closeView)
 	}
-	closers = append(closers, ld.guard.close, ld.closeExchanger)
+	closers = append(closers, ld.pin.close, ld.closeExchanger)
 	var err error
 	for _, closer := range closers {
 		if e := closer(); e != nil && err == nil {

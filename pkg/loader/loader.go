@@ -44,7 +44,7 @@ type Loader struct {
 	batch  Batch  // reused between calls
 	lead   *leader
 	ahead  *mapAhead // maps the node cache in, when the order changes every epoch
-	caffe  *caffeReader
+	walk   *rankWalk // the lmdb mode: this rank walks the database itself
 	closed bool
 	failed error // what ended the run for this learner: Next returns it again
 }
@@ -94,10 +94,10 @@ func Open(path string, opt Options) (*Loader, error) {
 	}
 	t := opt.Topology
 	l := &Loader{opt: opt, ds: ds, sizes: n.sizes}
-	if opt.Mode.Caffe {
-		l.caffe, err = openCaffe(ds, opt)
+	if opt.Mode.LMDB {
+		l.walk, err = openRankWalk(ds, opt)
 		if err == nil {
-			l.cfg = runConfig{Records: ds.Records, Epochs: opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
+			l.cfg = runConfig{Records: ds.Records, Epochs: opt.Epochs, Rounds: l.walk.rounds, FirstRounds: l.walk.rounds,
 				State: stateAt(ds, opt, l.sizes, 0, 0), ViewSegment: -1}
 		}
 		return l.afterOpen(agree(t.World, err))
@@ -289,9 +289,9 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	if l.failed != nil {
 		return Batch{}, l.failed
 	}
-	if l.caffe != nil {
-		b, err := l.caffe.next()
-		l.epoch, l.done = l.caffe.epoch, l.caffe.round
+	if l.walk != nil {
+		b, err := l.walk.next()
+		l.epoch, l.done = l.walk.epoch, l.walk.round
 		return b, err
 	}
 	if l.held != 0 {
@@ -451,8 +451,8 @@ func (l *Loader) Close() error {
 	}
 	l.closed = true
 	var err error
-	if l.caffe != nil {
-		err = l.caffe.close()
+	if l.walk != nil {
+		err = l.walk.close()
 	}
 	if l.client != nil {
 		err = l.client.Close()

@@ -28,8 +28,8 @@ func (ix *indexProducer) sizeArena() error {
 		return err
 	}
 	p.first.ep, p.first.from = ep, from
-	most := p.sched.MaxRoundNeed(ep, from)
-	ix.slot = max(ix.opt.Window, most+most/4+int64(ctlBytes*p.sched.Nodes))
+	most := p.layout.MaxRoundNeed(ep, from)
+	ix.slot = max(ix.opt.Window, most+most/4+int64(ctlBytes*p.layout.Nodes))
 	return nil
 }
 

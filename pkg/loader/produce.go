@@ -63,7 +63,7 @@ func (ix *indexProducer) join(capacities, spare []int64, openExchange func() err
 // exchanges reports whether records may cross between nodes: with the
 // world-independent shuffles on more than one node.
 func (ix *indexProducer) exchanges() bool {
-	return ix.plan.sched.Nodes > 1 && !ix.plan.sched.Local
+	return ix.plan.layout.Nodes > 1 && !ix.plan.layout.Local
 }
 
 // arenaBytes is the shared memory of the arena: Prefetch windows being read
@@ -92,7 +92,7 @@ func (ix *indexProducer) configure(c *runConfig) {
 	c.Direct = ix.rd != nil && ix.rd.Direct()
 	c.MapCache = ix.mapsAhead()
 	c.FirstRounds = p.first.ep.Rounds() - p.first.from
-	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
+	c.Rounds, _ = p.batching.Rounds(p.n) // it built the first epoch: no error
 	if r := p.resume; r != nil {
 		c.FirstEpoch, c.FirstDone = r.Epoch, r.GlobalBatches
 	}
@@ -130,7 +130,7 @@ func (ix *indexProducer) close(keepMemory bool) error {
 // it), lays out its exchange and its batches' items (placeItems), and
 // queues the loads, the decodes and the exchanges.
 func (ix *indexProducer) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, k, no int, acquire func() error, q queues) (*window, error) {
-	p, s := ix.plan, ix.plan.sched
+	p, s := ix.plan, ix.plan.layout
 	work := s.Work(ep, sw, ix.node)
 	w := newWindow(epoch, no, windowBatches(ep, sw, ix.node), &ix.nextID)
 	st := ix.stats.epoch(epoch)

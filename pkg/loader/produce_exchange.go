@@ -28,7 +28,7 @@ func (ix *indexProducer) segBytes(seg uint32) ([]byte, io.WriterAt) {
 // learners, and its figures are then complete, while the last sends (to
 // other nodes, or early for the next epoch) may still be under way.
 func (ix *indexProducer) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32, at, size int64, no int, st *epochCounters) *exchangeOp {
-	p, s := ix.plan, ix.plan.sched
+	p, s := ix.plan, ix.plan.layout
 	nodes := s.Nodes
 	mem, file := ix.segBytes(seg)
 	recv := mem[at : at+size]

@@ -68,7 +68,7 @@ func (ix *indexProducer) planReads(blocks []int32, first bool) []planner.Span {
 	}
 	var budget int64
 	for _, b := range blocks {
-		budget += p.sched.BlockCost[b]
+		budget += p.layout.BlockCost[b]
 	}
 	if spansBytes(spans) > budget {
 		opt.MaxGap = 0
@@ -171,7 +171,7 @@ func (ix *indexProducer) makeResident(spans []planner.Span, loc map[int32]where,
 		sent := map[int32]bool{}
 		for _, list := range x.Send {
 			for _, pos := range list {
-				sent[ix.plan.sched.PosBlock[pos]] = true
+				sent[ix.plan.layout.PosBlock[pos]] = true
 			}
 		}
 		byLearners = func(piece int) bool { return !sent[int32(piece)] } // stored as is: a piece is its block
@@ -197,7 +197,7 @@ func addLoads[R storageRead](ix *indexProducer, w *window, loads []R, st *epochC
 	for _, l := range loads {
 		r := l.common()
 		r.bytes, r.reads = &st.storageBytes, &st.storageReads
-		r.snapshot, r.blocks = ix.guard.check, v
+		r.snapshot, r.blocks = ix.pin.check, v
 		w.loads = append(w.loads, l)
 	}
 }

@@ -110,7 +110,7 @@ func (ld *leader) produce(ctx context.Context, q queues, pending chan<- *window)
 
 // nodeParts is what the node reader owns and lends to its producer: the
 // options and dataset, the data file it reads, the arena and the other
-// memory the learners map, the snapshot guard and the run's figures.
+// memory the learners map, the snapshot's pin and the run's figures.
 type nodeParts struct {
 	opt   Options
 	ds    *dataset
@@ -120,6 +120,6 @@ type nodeParts struct {
 	buf   []byte             // the arena's bytes
 	arena *arena
 	view  *fileView // the data file, mapped, when learners view it
-	guard guard
+	pin   snapshotPin
 	stats *runStats
 }

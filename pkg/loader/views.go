@@ -116,7 +116,7 @@ func (v *fileView) residentPages(off, n int64) (in, all int) {
 // as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
 // under a reader).
 func (ld *leader) viewable() bool {
-	return ld.mayView() && ld.guard.holds()
+	return ld.mayView() && ld.pin.holds()
 }
 
 // mayView is the part of viewable that is the same on every node: the

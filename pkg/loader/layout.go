@@ -38,16 +38,12 @@ func (r rooms) total() int64            { return r.read + r.recv + r.meta }
 func (r rooms) recvAt(base int64) int64 { return base + r.read }
 func (r rooms) metaAt(base int64) int64 { return base + r.read + r.recv }
 
-// windowRooms splits a window's arena room: read bytes for its reads (0
-// where learners view the file: reads land in the page cache), a receive
-// region when records cross between nodes in it, and the keys and labels
-// of refs. decoded says the reads are decoded into the room from memory,
-// not read into it.
-func windowRooms(s *schedule.Layout, refs []batchRef, recv [][]int32, crosses, decoded bool, read int64) rooms {
-	r := rooms{read: read, loaded: read}
-	if decoded {
-		r.loaded = 0
-	}
+// windowRooms splits a window's arena room: read bytes for its reads, of
+// which the reads reserve loaded bytes themselves (see blockLoader.room),
+// a receive region when records cross between nodes in it, and the keys
+// and labels of refs.
+func windowRooms(s *schedule.Layout, refs []batchRef, recv [][]int32, crosses bool, read, loaded int64) rooms {
+	r := rooms{read: read, loaded: loaded}
 	if crosses {
 		_, r.recv = recvDispls(s, recv)
 	}

@@ -134,15 +134,16 @@ func TestWindowRooms(t *testing.T) {
 	refs := []batchRef{{pos: []int32{4, 0}}, {pos: []int32{5, 2}}}
 	meta := int64(3 + 3 + 2 + 3) // k5L k3L k4 k1L
 	for _, tc := range []struct {
-		name             string
-		crosses, decoded bool
-		want             rooms
+		name    string
+		crosses bool
+		loaded  int64
+		want    rooms
 	}{
-		{"stored as is, records cross", true, false, rooms{read: 4096, recv: 2*ctlBytes + 14 + 15, meta: meta, loaded: 4096}},
-		{"nothing crosses: no receive region", false, false, rooms{read: 4096, meta: meta, loaded: 4096}},
-		{"decoded: the room is filled from memory", true, true, rooms{read: 4096, recv: 2*ctlBytes + 14 + 15, meta: meta}},
+		{"stored as is, records cross", true, 4096, rooms{read: 4096, recv: 2*ctlBytes + 14 + 15, meta: meta, loaded: 4096}},
+		{"nothing crosses: no receive region", false, 4096, rooms{read: 4096, meta: meta, loaded: 4096}},
+		{"decoded: the room is filled from memory", true, 0, rooms{read: 4096, recv: 2*ctlBytes + 14 + 15, meta: meta}},
 	} {
-		got := windowRooms(s, refs, [][]int32{nil, {4, 5}}, tc.crosses, tc.decoded, 4096)
+		got := windowRooms(s, refs, [][]int32{nil, {4, 5}}, tc.crosses, 4096, tc.loaded)
 		if got != tc.want {
 			t.Errorf("%s: rooms %+v, want %+v", tc.name, got, tc.want)
 		}

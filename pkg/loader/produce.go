@@ -30,7 +30,8 @@ type indexProducer struct {
 	readers  int   // node readers on this host, who share its memory
 	slot     int64 // arena bytes per window
 	cache    *nodeCache
-	early    *early // nil without an early exchange
+	blocks   blockLoader // how blocks reach memory; chosen in join
+	early    *early      // nil without an early exchange
 	nextID   uint64
 
 	filledAll      bool // the whole cache was filled at the first window
@@ -49,6 +50,7 @@ func newIndexProducer(parts *nodeParts, plan *runPlan, learners, readers int) *i
 // records cross between nodes it opens the exchange and plans the early
 // exchanges from the nodes' spare memory.
 func (ix *indexProducer) join(capacities, spare []int64, openExchange func() error) error {
+	ix.blocks = newBlockLoader(ix)
 	ix.plan.setCaches(capacities)
 	ix.cache = newNodeCache(ix.plan.cache, ix.ds.src.Blocks(), ix.ds.src.Decoder() != nil)
 	if !ix.exchanges() {
@@ -136,14 +138,11 @@ func (ix *indexProducer) produceWindow(ctx context.Context, ep *assign.Epoch, sw
 	st := ix.stats.epoch(epoch)
 
 	fills, reads := ix.sortBlocks(work.Blocks)
-	spans := ix.planReads(reads, no == 0)
-	readRoom := ix.readRoom(reads, spans)
-	if ix.view != nil {
-		readRoom = 0 // learners view the file: reads land in the page cache
-	}
+	spans := ix.blocks.planReads(reads, no == 0)
+	read, loaded := ix.blocks.room(reads, spans)
 	crosses := s.Crosses(ep, sw)
 	xwork := ix.early.trim(epoch, work) // what crosses now
-	room := windowRooms(s, w.batches, xwork.Recv, crosses, p.src.Decoder() != nil, readRoom)
+	room := windowRooms(s, w.batches, xwork.Recv, crosses, read, loaded)
 	base, err := ix.arena.alloc(ctx, room.total(), room.loaded, w.roomIDs())
 	if err != nil {
 		return nil, err
@@ -151,7 +150,7 @@ func (ix *indexProducer) produceWindow(ctx context.Context, ep *assign.Epoch, sw
 	if err := acquire(); err != nil {
 		return nil, err
 	}
-	loc, cachedBefore, err := ix.startLoads(work.Blocks, fills, reads, spans, base, w, q, st, xwork)
+	loc, cachedBefore, err := ix.startLoads(work.Blocks, fills, reads, spans, base, w, st, xwork)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +185,7 @@ func (ix *indexProducer) produceWindow(ctx context.Context, ep *assign.Epoch, sw
 // the cache, then reads into the arena from base, or reads that make the
 // file resident where learners view it. It returns where every block lies
 // and which blocks the cache held before the window.
-func (ix *indexProducer) startLoads(blocks, fills, reads []int32, spans []planner.Span, base int64, w *window, q queues,
+func (ix *indexProducer) startLoads(blocks, fills, reads []int32, spans []planner.Span, base int64, w *window,
 	st *epochCounters, xwork schedule.Work) (map[int32]where, map[int32]bool, error) {
 	p := ix.plan
 	loc := make(map[int32]where, len(blocks))
@@ -196,7 +195,7 @@ func (ix *indexProducer) startLoads(blocks, fills, reads []int32, spans []planne
 			cachedBefore[b] = true
 		}
 	}
-	if err := ix.fill(fills, w, st); err != nil {
+	if err := ix.blocks.fill(fills, w, st); err != nil {
 		return nil, nil, err
 	}
 	for _, b := range blocks {
@@ -204,11 +203,7 @@ func (ix *indexProducer) startLoads(blocks, fills, reads []int32, spans []planne
 			loc[b] = ix.cached(b)
 		}
 	}
-	if ix.view != nil {
-		ix.makeResident(spans, loc, w, st, xwork)
-	} else {
-		ix.read(reads, spans, base, loc, w, q, st)
-	}
+	ix.blocks.read(reads, spans, base, loc, w, st, xwork)
 	return loc, cachedBefore, nil
 }
 

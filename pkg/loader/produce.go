@@ -36,8 +36,8 @@ type indexProducer struct {
 
 	filledAll      bool // the whole cache was filled at the first window
 	pendingDecodes []*decode
-	// the epoch production is in: its assignment, the round it starts
-	// at, and its windows
+	// the epoch production is in (epochWindows): its assignment and its
+	// windows
 	ep   *assign.Epoch
 	wins []schedule.Window
 }

@@ -37,7 +37,7 @@ func (o *benchOutput) ratios(series []*benchSeries) {
 	}
 	var baseline string
 	for _, m := range o.cfg.modes {
-		if m.mode.Caffe {
+		if m.mode.LMDB {
 			baseline = m.label
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // Session is a dataset served to the learners of every node: a
-// *loader.Reader.
+// *loader.Server.
 type Session interface {
 	Socket() string                    // where the node's learners attach
 	Start(timeout time.Duration) error // collective: once every learner attached, run

@@ -109,7 +109,7 @@ func (a *agentRun) serve(path string, opt loader.Options, learners int) (agent.S
 	opt.Topology = a.job.Topo
 	r, err := loader.Serve(path, opt, learners)
 	if err != nil {
-		return nil, err // not a nil *loader.Reader in an interface
+		return nil, err // not a nil *loader.Server in an interface
 	}
 	return r, nil
 }

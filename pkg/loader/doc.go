@@ -41,6 +41,14 @@
 //   - Records owned by another node arrive in the arena through the window's
 //     exchange, written there with pwrite (see internal/exchange).
 //
+// Inside the node reader (leader.go, run.go) the pipeline is a producer
+// (producer.go), chosen once: indexProducer for the index modes (plan,
+// cache, exchange; the pure layout of a window is layout.go, how blocks
+// reach memory is a blockLoader in blocks.go) or cursorProducer for the
+// cursor modes (produce_cursor.go). Reads complete through a type per kind
+// (reads.go, staged.go, resident.go). A later stage, such as decoding and
+// augmenting images, wraps a producer.
+//
 // The Mode selects how much of the machinery runs, reproducing LMDBIO's
 // stacked optimisations one on top of the other: lmdb (every rank reads
 // with liblmdb's cursor over its own mmap, as Caffe-MPI does), +lmm (one

@@ -61,25 +61,25 @@ func (x *early) index(epoch int) (int, bool) {
 // node's memory left over by its cache budget. The receive regions are
 // laid out as the exchanges fill them: per exchange, per source node, a
 // control word and the values.
-func (ld *leader) planEarly(spare []int64) error {
-	p, s := ld.plan, ld.plan.sched
+func (ix *indexProducer) planEarly(spare []int64) error {
+	p, s := ix.plan, ix.plan.layout
 	fill := p.firstEpoch()
-	if earlyShare <= 0 || fill+1 >= ld.opt.Epochs {
+	if earlyShare <= 0 || fill+1 >= ix.opt.Epochs {
 		return nil
 	}
-	for e := fill + 1; e < min(ld.opt.Epochs, fill+1+earlyEpochs); e++ {
+	for e := fill + 1; e < min(ix.opt.Epochs, fill+1+earlyEpochs); e++ {
 		next, _, err := p.epoch(e)
 		if err != nil {
 			return err
 		}
 		p.ahead = append(p.ahead, next) // built once: production asks for them again
 	}
-	wins := p.windows(fill, p.first.ep, p.first.from, ld.slot)
+	wins := p.windows(fill, p.first.ep, p.first.from, ix.slot)
 	room := make([]int64, s.Nodes)
 	for d := range room {
 		room[d] = max(0, min(spare[d], p.cacheUsed[d]/earlyShare)-int64(ctlBytes*s.Nodes*len(wins)))
 	}
-	x := &early{epoch: fill + 1, split: s.Early(p.first.ep, wins, p.ahead, room, ld.node), at: map[int32]earlyAt{},
+	x := &early{epoch: fill + 1, split: s.Early(p.first.ep, wins, p.ahead, room, ix.node), at: map[int32]earlyAt{},
 		base: make([]int64, len(wins)), size: make([]int64, len(wins)), ops: make([]*exchangeOp, len(wins))}
 	at := p.cache.Bytes
 	for k := range wins {
@@ -97,7 +97,7 @@ func (ld *leader) planEarly(spare []int64) error {
 		x.size[k] = at - x.base[k]
 	}
 	x.bytes = at - p.cache.Bytes
-	ld.early = x
+	ix.early = x
 	return nil
 }
 
@@ -107,23 +107,23 @@ func (ld *leader) planEarly(spare []int64) error {
 // exchange: its records go in the order the owners read them, so it moves
 // while they are read, where the window's batches wait for records from
 // all over the owners' shares.
-func (ld *leader) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *exchangeOp) error {
-	x := ld.early
+func (ix *indexProducer) sendEarly(ctx context.Context, epoch, k, no int, xq chan<- *exchangeOp) error {
+	x := ix.early
 	if x == nil || epoch != x.epoch-1 || !x.split.Busy[k] {
 		return nil
 	}
-	p := ld.plan
+	p := ix.plan
 	work := schedule.Work{Send: x.split.Send[k], Recv: x.split.Recv[k]}
 	loc := map[int32]where{}
 	for _, list := range work.Send {
 		for _, pos := range list {
-			b := p.sched.PosBlock[pos]
-			if loc[b] = ld.cached(b); loc[b].done == nil {
+			b := p.layout.PosBlock[pos]
+			if loc[b] = ix.cached(b); loc[b].done == nil {
 				return fmt.Errorf("loader: block %d is to be sent early before it is loaded", b)
 			}
 		}
 	}
-	op := ld.exchangeOp(work, loc, segCache, x.base[k], x.size[k], no, ld.stats.epoch(epoch))
+	op := ix.exchangeOp(work, loc, segCache, x.base[k], x.size[k], no, ix.stats.epoch(epoch))
 	x.ops[k] = op
 	return sendCtx(ctx, xq, op)
 }

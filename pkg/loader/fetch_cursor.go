@@ -142,10 +142,12 @@ func (f *cursorFetcher) fetchDirect(ctx context.Context, w *window, recs [][]rec
 	loads, _ := layoutLoads(f.rd, f.arena, f.buf, base, spans)
 	for _, l := range loads {
 		// The places came from the snapshot, and so must the bytes.
-		l.verify = func(*load) error { return f.walk.Check() }
+		l.snapshot = f.walk.Check
 	}
 	place := placements(loads)
-	w.loads = loads
+	for _, l := range loads {
+		w.loads = append(w.loads, l)
+	}
 	keyAt := base + size
 	for i, batch := range recs {
 		for j, r := range batch {

@@ -42,7 +42,7 @@ type Loader struct {
 	batch  Batch  // reused between calls
 	lead   *leader
 	ahead  *mapAhead // maps the node cache in, when the order changes every epoch
-	caffe  *caffeReader
+	walk   *rankWalk // the lmdb mode: this rank walks the database itself
 	closed bool
 	failed error // what ended the run for this learner: Next returns it again
 }
@@ -139,23 +139,11 @@ func (ld *leader) welcome(timeout time.Duration) error {
 
 // config is what the learners need to know of the run.
 func (ld *leader) config() runConfig {
-	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1,
-		Direct: ld.rd != nil && ld.rd.Direct() || ld.plan == nil && ld.opt.Mode.DIO && ld.opt.Direct}
+	c := runConfig{Records: ld.ds.Records, Epochs: ld.opt.Epochs, State: stateAt(ld.ds, ld.opt, ld.sizes, 0, 0), ViewSegment: -1}
 	if ld.view != nil {
 		c.ViewSegment, c.Heads = int(ld.viewSegment()), ld.heads()
 	}
-	if ld.plan == nil {
-		c.Rounds = ld.sched.plan.Rounds()
-		c.FirstRounds = c.Rounds
-		return c
-	}
-	p := ld.plan
-	c.MapCache = ld.mapsAhead()
-	c.FirstRounds = p.first.ep.Rounds() - p.first.from
-	c.Rounds, _ = p.layout.Rounds(p.n) // it built the first epoch: no error
-	if r := p.resume; r != nil {
-		c.FirstEpoch, c.FirstDone = r.Epoch, r.GlobalBatches
-	}
+	ld.prod.configure(&c)
 	return c
 }
 
@@ -172,9 +160,9 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	if l.failed != nil {
 		return Batch{}, l.failed
 	}
-	if l.caffe != nil {
-		b, err := l.caffe.next()
-		l.epoch, l.done = l.caffe.epoch, l.caffe.round
+	if l.walk != nil {
+		b, err := l.walk.next()
+		l.epoch, l.done = l.walk.epoch, l.walk.round
 		return b, err
 	}
 	if l.held != 0 {
@@ -310,13 +298,10 @@ func (l *Loader) CacheBytes() int64 {
 
 // Stats are the reads that reached storage on this rank.
 func (l *Loader) Stats() reader.Stats {
-	switch {
-	case l.lead == nil:
+	if l.lead == nil {
 		return reader.Stats{}
-	case l.lead.fetch != nil:
-		return l.lead.fetch.stats()
 	}
-	return l.lead.rd.Stats()
+	return l.lead.prod.readStats()
 }
 
 // EpochStats are epoch's figures on this rank: non-zero on node readers
@@ -337,8 +322,8 @@ func (l *Loader) Close() error {
 	}
 	l.closed = true
 	var err error
-	if l.caffe != nil {
-		err = l.caffe.close()
+	if l.walk != nil {
+		err = l.walk.close()
 	}
 	if l.client != nil {
 		err = l.client.Close()

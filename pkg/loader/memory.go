@@ -9,18 +9,27 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/sampler"
 )
 
+// memory sizes the windows (sizeArena) and this node's cache
+// (cacheCapacity).
+func (ix *indexProducer) memory() (capacity, spare int64, err error) {
+	if err := ix.sizeArena(); err != nil {
+		return 0, 0, err
+	}
+	return ix.cacheCapacity(ix.readers)
+}
+
 // sizeArena sets the bytes per window: the Window option, or more when a
 // single round of the first epoch needs more (a window holds at least one
 // round), with a quarter to spare for later epochs' rounds.
-func (ld *leader) sizeArena() error {
-	p := ld.plan
+func (ix *indexProducer) sizeArena() error {
+	p := ix.plan
 	ep, from, err := p.epoch(p.firstEpoch())
 	if err != nil {
 		return err
 	}
 	p.first.ep, p.first.from = ep, from
-	most := p.sched.MaxRoundNeed(ep, from)
-	ld.slot = max(ld.opt.Window, most+most/4+int64(ctlBytes*p.sched.Nodes))
+	most := p.layout.MaxRoundNeed(ep, from)
+	ix.slot = max(ix.opt.Window, most+most/4+int64(ctlBytes*p.layout.Nodes))
 	return nil
 }
 
@@ -33,28 +42,28 @@ func (ld *leader) sizeArena() error {
 // the node cannot hold is a mistake in the job script either way. spare is
 // what the cache leaves of that budget, for the early exchange. readers is
 // the number of node readers on this host, who share its memory.
-func (ld *leader) cacheCapacity(readers int) (capacity, spare int64, err error) {
-	if ld.opt.Cache == CacheOff {
+func (ix *indexProducer) cacheCapacity(readers int) (capacity, spare int64, err error) {
+	if ix.opt.Cache == CacheOff {
 		return 0, 0, nil
 	}
-	kept := ld.view == nil && (ld.opt.Cache > 0 || cacheServes(ld.opt.Shuffle, ld.opt.Epochs-ld.plan.firstEpoch()))
-	if !kept && ld.opt.Cache == 0 {
+	kept := ix.view == nil && (ix.opt.Cache > 0 || cacheServes(ix.opt.Shuffle, ix.opt.Epochs-ix.plan.firstEpoch()))
+	if !kept && ix.opt.Cache == 0 {
 		return 0, 0, nil
 	}
-	room, why, err := cacheRoom(readers, ld.arenaBytes())
+	room, why, err := cacheRoom(readers, ix.arenaBytes())
 	if err != nil {
 		return 0, 0, err
 	}
-	if ld.opt.Cache > 0 {
-		if ld.opt.Cache > room {
-			return 0, 0, fmt.Errorf("%w: --cache %s: %s", ErrBadOption, shm.FormatBytes(ld.opt.Cache), why)
+	if ix.opt.Cache > 0 {
+		if ix.opt.Cache > room {
+			return 0, 0, fmt.Errorf("%w: --cache %s: %s", ErrBadOption, shm.FormatBytes(ix.opt.Cache), why)
 		}
-		room = ld.opt.Cache
+		room = ix.opt.Cache
 	}
 	if !kept {
 		return 0, 0, nil
 	}
-	capacity = min(ld.plan.cacheNeed(), room)
+	capacity = min(ix.plan.cacheNeed(), room)
 	return capacity, room - capacity, nil
 }
 
@@ -113,13 +122,13 @@ func pageTablesFit(learners int, cache, memTotal int64) bool {
 // mapsAhead reports whether this node's learners should map its cache
 // ahead: an order that changes every epoch, an epoch after the one that
 // fills it, and room for the page tables of all the learners on the host.
-func (ld *leader) mapsAhead() bool {
-	p := ld.plan
-	if ld.cache.seg == nil || ld.opt.Shuffle == sampler.None || ld.opt.Epochs-p.firstEpoch() < 2 {
+func (ix *indexProducer) mapsAhead() bool {
+	p := ix.plan
+	if ix.cache.seg == nil || ix.opt.Shuffle == sampler.None || ix.opt.Epochs-p.firstEpoch() < 2 {
 		return false
 	}
 	mem, err := meminfo.Read()
-	return err == nil && pageTablesFit(ld.learners*ld.readers, ld.cache.layout.Bytes, mem["MemTotal"])
+	return err == nil && pageTablesFit(ix.learners*ix.readers, ix.cache.layout.Bytes, mem["MemTotal"])
 }
 
 func formatFree(n int64) string {

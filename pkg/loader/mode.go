@@ -7,12 +7,12 @@ import (
 
 // Mode is a set of LMDBIO's optimisations, each building on the previous.
 type Mode struct {
-	Caffe bool // the baseline: every rank walks liblmdb's cursor over its own mmap, as Caffe-MPI does
-	LMM   bool // one reader per node hands records to its learners through shared memory
-	DIO   bool // the reader uses pread instead of faulting in an mmap
-	PROV  bool // record places come from the index, not from a cursor walk
-	COAL  bool // several batches' records are read in few large requests
-	STAG  bool // node readers take turns on storage
+	LMDB bool // the baseline, mode lmdb: every rank walks liblmdb's cursor over its own mmap, as Caffe-MPI does
+	LMM  bool // one reader per node hands records to its learners through shared memory
+	DIO  bool // the reader uses pread instead of faulting in an mmap
+	PROV bool // record places come from the index, not from a cursor walk
+	COAL bool // several batches' records are read in few large requests
+	STAG bool // node readers take turns on storage
 }
 
 // modeNames lists the modes in stacking order.
@@ -39,7 +39,7 @@ func ParseMode(s string) (Mode, error) {
 
 // stacked returns the mode with the first n optimisations on.
 func stacked(n int) Mode {
-	return Mode{Caffe: n == 0, LMM: n >= 1, DIO: n >= 2, PROV: n >= 3, COAL: n >= 4, STAG: n >= 5}
+	return Mode{LMDB: n == 0, LMM: n >= 1, DIO: n >= 2, PROV: n >= 3, COAL: n >= 4, STAG: n >= 5}
 }
 
 func (m Mode) String() string {
@@ -48,5 +48,5 @@ func (m Mode) String() string {
 			return modeNames[i]
 		}
 	}
-	return fmt.Sprintf("mode%+v", struct{ Caffe, LMM, DIO, PROV, COAL, STAG bool }(m))
+	return fmt.Sprintf("mode%+v", struct{ LMDB, LMM, DIO, PROV, COAL, STAG bool }(m))
 }

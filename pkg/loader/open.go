@@ -77,7 +77,7 @@ func Open(path string, opt Options) (*Loader, error) {
 	o.agreeOptions() // 1
 	o.shareDataset() // 2
 	o.shareSource()  // 3
-	if o.opt.Mode.Caffe {
+	if o.opt.Mode.LMDB {
 		o.openAlone() // the lmdb mode: every rank reads for itself, no node reader
 	} else {
 		o.newNodeReader() // 4
@@ -160,10 +160,10 @@ func (o *opening) openAlone() {
 		return
 	}
 	l := o.l
-	if l.caffe, o.err = openCaffe(l.ds, l.opt); o.err != nil {
+	if l.walk, o.err = openRankWalk(l.ds, l.opt); o.err != nil {
 		return
 	}
-	l.cfg = runConfig{Records: l.ds.Records, Epochs: l.opt.Epochs, Rounds: l.caffe.rounds, FirstRounds: l.caffe.rounds,
+	l.cfg = runConfig{Records: l.ds.Records, Epochs: l.opt.Epochs, Rounds: l.walk.rounds, FirstRounds: l.walk.rounds,
 		State: stateAt(l.ds, l.opt, l.sizes, 0, 0), ViewSegment: -1}
 }
 

@@ -73,7 +73,7 @@ func openCases() []openCase {
 			vary: func(o *loader.Options) { o.Seed = uint64(job.Rank) }},
 		openCase{name: "bad option on one rank", failing: true, opt: base, failOn: -1,
 			vary: func(o *loader.Options) { o.Batch = -job.Rank }},
-		openCase{name: "lmdb mode of an hdf5 file", failing: true, hdf5: true, opt: with(func(o *loader.Options) { o.Mode = loader.Mode{Caffe: true} }), failOn: -1},
+		openCase{name: "lmdb mode of an hdf5 file", failing: true, hdf5: true, opt: with(func(o *loader.Options) { o.Mode = loader.Mode{LMDB: true} }), failOn: -1},
 		openCase{name: "fails after attach", failing: true, perNode: 1, opt: with(func(o *loader.Options) { o.Shuffle = sampler.Global }), failOn: 0},
 		openCase{name: "one node cannot view", perNode: 1, opt: with(func(o *loader.Options) { o.Views, o.Shuffle = loader.ViewsOn, sampler.Global }),
 			failOn: -1, fault: loader.LoseSnapshot},
@@ -140,7 +140,7 @@ func TestMPIOpenCollectives(t *testing.T) {
 			}
 			// Open always agrees on the options and on its outcome over
 			// the world, and a node reader's node hears of its socket.
-			if counts["world"] < 3 || !failing && !opt.Mode.Caffe && counts["local"] < 1 {
+			if counts["world"] < 3 || !failing && !opt.Mode.LMDB && counts["local"] < 1 {
 				t.Errorf("collectives recorded %v: fewer than Open makes", counts)
 				cerr = errors.New("too few")
 			}

@@ -18,21 +18,21 @@ import (
 // how to build an epoch's assignment. It is the same on every node reader
 // (only the own node's cache detail differs) and never changes after Open.
 type runPlan struct {
-	opt    Options
-	layout assign.Layout
-	src    source.Source
-	node   int
+	opt      Options
+	batching assign.Layout // how batches are cut: their size, the learners of every node, the remainder
+	src      source.Source
+	node     int
 
 	n         int     // records
 	posRecord []int32 // record at each position (file order)
 	fileOrder []int32 // blocks by file offset
 	pieces    *schedule.Pieces
-	pieceOf   []int32 // block of each piece, for decoded sources
-	blockOff  []int64 // each record's offset in its decoded block
-	cuts      []int32 // chunk boundaries, for the Chunk shuffle
-	sched     *schedule.Layout
-	cache     *schedule.Cache // this node's
-	cacheUsed []int64         // every node's cache bytes
+	pieceOf   []int32          // block of each piece, for decoded sources
+	blockOff  []int64          // each record's offset in its decoded block
+	cuts      []int32          // chunk boundaries, for the Chunk shuffle
+	layout    *schedule.Layout // every position's block and bytes, every block's owner and cost
+	cache     *schedule.Cache  // this node's
+	cacheUsed []int64          // every node's cache bytes
 	resume    *State
 	ahead     []*assign.Epoch // the epochs after the first that the early exchange built at Open
 	first     struct {        // the first epoch of the run, built once
@@ -49,12 +49,12 @@ func newRunPlan(src source.Source, opt Options, sizes []int, node int) (*runPlan
 		return nil, fmt.Errorf("%w: %d records in %d blocks; lmdbio handles up to 2^31-1", ErrBadInput, n, src.Blocks())
 	}
 	p := &runPlan{opt: opt, src: src, node: node, n: n, resume: opt.Resume,
-		layout: assign.Layout{Batch: opt.Batch, NodeSizes: sizes, Remainder: opt.Remainder}}
+		batching: assign.Layout{Batch: opt.Batch, NodeSizes: sizes, Remainder: opt.Remainder}}
 	p.layOut()
 	if opt.Shuffle == sampler.Chunk {
 		p.cuts = sampler.Cut(n, opt.ChunkBytes, opt.ChunkWindow,
-			func(q int) int64 { return p.sched.PosBytes[q] },
-			func(q int) bool { return q == 0 || p.sched.PosBlock[q] != p.sched.PosBlock[q-1] })
+			func(q int) int64 { return p.layout.PosBytes[q] },
+			func(q int) bool { return q == 0 || p.layout.PosBlock[q] != p.layout.PosBlock[q-1] })
 	}
 	if err := p.own(); err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (p *runPlan) layOut() {
 
 	s := &schedule.Layout{PosBlock: make([]int32, p.n), PosBytes: make([]int64, p.n), PosMeta: make([]int64, p.n),
 		BlockCost: make([]int64, blocks), BlockOwner: make([]int32, blocks), BlockCached: make([]bool, blocks),
-		Nodes: len(p.layout.NodeSizes), Local: !p.opt.Shuffle.WorldIndependent()}
+		Nodes: len(p.batching.NodeSizes), Local: !p.opt.Shuffle.WorldIndependent()}
 	for q, r := range p.posRecord {
 		s.PosBlock[q] = blockOf[r]
 		s.PosBytes[q] = src.ValueLen(int(r))
@@ -135,7 +135,7 @@ func (p *runPlan) layOut() {
 	for b := range blocks {
 		s.BlockCost[b] = p.readRoom(int32(b))
 	}
-	p.sched = s
+	p.layout = s
 }
 
 // readRoom is the arena room block b takes when read into the arena: its
@@ -153,7 +153,7 @@ func (p *runPlan) readRoom(b int32) int64 {
 // shares), with Chunk and Global a share proportional to its learners. A
 // block belongs to the node whose share holds its first record.
 func (p *runPlan) own() error {
-	cut, err := assign.Cut(p.n, p.layout, p.opt.Shuffle)
+	cut, err := assign.Cut(p.n, p.batching, p.opt.Shuffle)
 	if err != nil {
 		return err
 	}
@@ -162,9 +162,9 @@ func (p *runPlan) own() error {
 		for node+1 < len(cut)-1 && q >= cut[node+1] {
 			node++
 		}
-		b := p.sched.PosBlock[q]
-		if q == 0 || b != p.sched.PosBlock[q-1] {
-			p.sched.BlockOwner[b] = int32(node)
+		b := p.layout.PosBlock[q]
+		if q == 0 || b != p.layout.PosBlock[q-1] {
+			p.layout.BlockOwner[b] = int32(node)
 		}
 	}
 	return nil
@@ -174,7 +174,7 @@ func (p *runPlan) own() error {
 // chunks of epoch 0's chunk order for Chunk, else the node's whole share in
 // file order.
 func (p *runPlan) owned(node int) [][]int32 {
-	s := p.sched
+	s := p.layout
 	mine := func(from, to int) []int32 { // node's blocks among positions [from, to)
 		var out []int32
 		for q := from; q < to; q++ {
@@ -205,9 +205,9 @@ func (p *runPlan) setCaches(capacity []int64) {
 		decoded = func(b int32) int64 { return p.src.DecodedLen(int(b)) }
 	}
 	p.cacheUsed = make([]int64, len(capacity))
-	p.sched.BlockRead = make([]int32, p.src.Blocks())
-	for b := range p.sched.BlockRead {
-		p.sched.BlockRead[b] = -1
+	p.layout.BlockRead = make([]int32, p.src.Blocks())
+	for b := range p.layout.BlockRead {
+		p.layout.BlockRead[b] = -1
 	}
 	reads := int32(0)
 	for node, c := range capacity {
@@ -226,12 +226,12 @@ func (p *runPlan) setCaches(capacity []int64) {
 func (p *runPlan) markCached(cache *schedule.Cache, first int32) int32 {
 	for b, at := range cache.At {
 		if at >= 0 {
-			p.sched.BlockCached[b] = true
+			p.layout.BlockCached[b] = true
 		}
 	}
 	for k, sp := range cache.Spans {
 		for _, b := range sp.Blocks {
-			p.sched.BlockRead[b] = first + int32(k)
+			p.layout.BlockRead[b] = first + int32(k)
 		}
 	}
 	return first + int32(len(cache.Spans))
@@ -273,7 +273,7 @@ func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
 		ep, err := p.remainder(r)
 		return ep, 0, err
 	}
-	ep, err := p.build(e, identityPositions(p.n), p.layout)
+	ep, err := p.build(e, identityPositions(p.n), p.batching)
 	if r := p.resume; err == nil && r != nil && e == r.Epoch {
 		err = r.fits(ep.Rounds())
 		return ep, r.GlobalBatches, err
@@ -290,7 +290,7 @@ func (p *runPlan) build(e int, pop []int32, l assign.Layout) (*assign.Epoch, err
 	}
 	var owners assign.Owners
 	if p.opt.Locality == On {
-		owners = p.sched.Owners()
+		owners = p.layout.Owners()
 	}
 	return assign.Ordered(sampler.Order(p.samplerOptions(), e, p.n, p.cuts), l, owners)
 }
@@ -305,7 +305,7 @@ func (p *runPlan) firstEpoch() int {
 
 // sameWorld reports whether a saved state was made with this run's
 // learners per node.
-func (p *runPlan) sameWorld(r *State) bool { return slices.Equal(r.NodeSizes, p.layout.NodeSizes) }
+func (p *runPlan) sameWorld(r *State) bool { return slices.Equal(r.NodeSizes, p.batching.NodeSizes) }
 
 // remainder is the rest of a resumed epoch whose order depends on the
 // world (None, Local) when the world changed: the records the saved run
@@ -331,7 +331,7 @@ func (p *runPlan) remainder(r *State) (*assign.Epoch, error) {
 			rest = append(rest, int32(q))
 		}
 	}
-	l := p.layout
+	l := p.batching
 	if l.Remainder == assign.Pad && len(rest) < l.GlobalBatch() {
 		l.Remainder = assign.Keep // too few left to pad a round
 	}
@@ -377,12 +377,17 @@ func (p *runPlan) turns(slot int64) int {
 // epoch before it is consumed.
 func (p *runPlan) windows(e int, ep *assign.Epoch, from int, slot int64) []schedule.Window {
 	var cut func(start, r int) bool
-	if e == p.firstEpoch() && p.opt.Shuffle.WorldIndependent() && p.sched.Nodes > 1 {
-		cut = p.sched.ReadyCut(ep, from, fillsAtOnce(p.opt.Shuffle), fillSteps)
+	if e == p.firstEpoch() && p.opt.Shuffle.WorldIndependent() && p.layout.Nodes > 1 {
+		cut = p.layout.ReadyCut(ep, from, fillsAtOnce(p.opt.Shuffle), fillSteps)
 	}
-	return p.sched.Windows(ep, from, slot, cut)
+	return p.layout.Windows(ep, from, slot, cut)
 }
 
 // fillSteps is how many windows at most an epoch that fills the caches, and
 // whose rounds become ready evenly as it is read, is cut into.
 const fillSteps = 16
+
+// records is what laying out a window's items needs of the plan.
+func (p *runPlan) records() recordLayout {
+	return recordLayout{layout: p.layout, node: p.node, posRecord: p.posRecord, blockOff: p.blockOff, key: p.src.Key, label: p.src.Label}
+}

@@ -1,19 +1,14 @@
 package loader
 
 import (
-	"cmp"
 	"context"
-	"fmt"
-	"io"
+	"os"
 	"sync/atomic"
 
-	"github.com/lmdbio/lmdbio/internal/exchange"
-	"github.com/lmdbio/lmdbio/internal/handoff"
 	"github.com/lmdbio/lmdbio/internal/planner"
+	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/internal/schedule"
-	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/assign"
-	"github.com/lmdbio/lmdbio/pkg/sampler"
 )
 
 // where says where one block's decoded bytes are in shared memory, and what
@@ -24,170 +19,157 @@ type where struct {
 	done completion
 }
 
-// queues are the work the producer hands to the leader's workers.
-type queues struct {
-	io     chan<- *load
-	decode chan<- *decode
-	xchg   chan<- *exchangeOp
+// indexProducer makes the windows of the index modes (lmm+dio+prov and
+// later): the index says where every record lies, so a window's reads are
+// planned ahead and coalesced, blocks the node owns are kept in its cache
+// for later epochs, and records cross between nodes in exchanges.
+type indexProducer struct {
+	*nodeParts
+	plan     *runPlan
+	learners int   // this node's
+	readers  int   // node readers on this host, who share its memory
+	slot     int64 // arena bytes per window
+	cache    *nodeCache
+	blocks   blockLoader // how blocks reach memory; chosen in join
+	early    *early      // nil without an early exchange
+	nextID   uint64
+
+	filledAll      bool // the whole cache was filled at the first window
+	pendingDecodes []*decode
+	// the epoch production is in (epochWindows): its assignment and its
+	// windows
+	ep   *assign.Epoch
+	wins []schedule.Window
 }
 
-// produceScheduled produces the windows of every epoch of a PROV mode from
-// the run plan: it lays a window out in the arena, starts the reads and the
-// exchange it needs and queues it for the sender.
-func (ld *leader) produceScheduled(ctx context.Context, q queues, pending chan<- *window) error {
-	p := ld.plan
-	no := 0
-	for e := p.firstEpoch(); e < ld.opt.Epochs; e++ {
-		ep, from, err := p.epoch(e)
-		if err != nil {
-			return err
-		}
-		for k, sw := range p.windows(e, ep, from, ld.slot) {
-			if ld.stopAgreed() {
-				return nil
-			}
-			w, err := ld.produceWindow(ctx, ep, sw, e, k, no, q)
-			if err != nil {
-				return err
-			}
-			no++
-			if err := sendCtx(ctx, pending, w); err != nil {
-				return err
-			}
-			if err := ld.waitTurnPassed(ctx, w); err != nil {
-				return err
-			}
-		}
-		if err := sendCtx(ctx, pending, &window{epoch: e, endOfEpoch: true}); err != nil {
-			return err
-		}
+func newIndexProducer(parts *nodeParts, plan *runPlan, learners, readers int) *indexProducer {
+	return &indexProducer{nodeParts: parts, plan: plan, learners: learners, readers: readers}
+}
+
+// join lays out every node's cache from the agreed capacities; where
+// records cross between nodes it opens the exchange and plans the early
+// exchanges from the nodes' spare memory.
+func (ix *indexProducer) join(capacities, spare []int64, openExchange func() error) error {
+	ix.blocks = newBlockLoader(ix)
+	ix.plan.setCaches(capacities)
+	ix.cache = newNodeCache(ix.plan.cache, ix.ds.src.Blocks(), ix.ds.src.Decoder() != nil)
+	if !ix.exchanges() {
+		return nil
+	}
+	if err := openExchange(); err != nil {
+		return err
+	}
+	return ix.planEarly(spare)
+}
+
+// exchanges reports whether records may cross between nodes: with the
+// world-independent shuffles on more than one node.
+func (ix *indexProducer) exchanges() bool {
+	return ix.plan.layout.Nodes > 1 && !ix.plan.layout.Local
+}
+
+// arenaBytes is the shared memory of the arena: Prefetch windows being read
+// ahead plus the one the learners consume.
+func (ix *indexProducer) arenaBytes() int64 {
+	return int64(ix.opt.Prefetch+1)*roundUp(ix.slot+alignment, alignment) + alignment
+}
+
+// attach makes the cache's segment, with room after it for the records
+// received early.
+func (ix *indexProducer) attach(job string) error { return ix.cache.open(job, ix.early.room()) }
+
+func (ix *indexProducer) segments() []*os.File {
+	if ix.cache != nil && ix.cache.seg != nil {
+		return []*os.File{ix.cache.seg.File()}
 	}
 	return nil
 }
 
-// produceWindow prepares window sw, the k-th of epoch, for this node.
-func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, k, no int, q queues) (*window, error) {
-	p, s := ld.plan, ld.plan.sched
-	work := s.Work(ep, sw, ld.node)
-	var refs []batchRef
-	for r := sw.First; r < sw.End; r++ {
-		for local := range ep.NodeSize(ld.node) {
-			refs = append(refs, batchRef{local: local, round: r, pos: ep.Batch(ld.node, local, r)})
-		}
-	}
-	w := newWindow(epoch, no, refs, &ld.nextID)
-	st := ld.stats.epoch(epoch)
+// viewSegment is the segment number of the data file for the learners:
+// after the arena and the producer's segments.
+func (ix *indexProducer) viewSegment() uint32 { return uint32(1 + len(ix.segments())) }
 
-	fills, reads := ld.sortBlocks(work.Blocks)
-	spans := ld.planReads(reads, no == 0)
-	readRoom := ld.readRoom(reads, spans)
-	if ld.view != nil {
-		readRoom = 0 // learners view the file: reads land in the page cache
+func (ix *indexProducer) configure(c *runConfig) {
+	p := ix.plan
+	c.Direct = ix.rd != nil && ix.rd.Direct()
+	c.MapCache = ix.mapsAhead()
+	c.FirstRounds = p.first.ep.Rounds() - p.first.from
+	c.Rounds, _ = p.batching.Rounds(p.n) // it built the first epoch: no error
+	if r := p.resume; r != nil {
+		c.FirstEpoch, c.FirstDone = r.Epoch, r.GlobalBatches
 	}
+}
+
+func (ix *indexProducer) firstEpoch() int { return ix.plan.firstEpoch() }
+
+func (ix *indexProducer) epochWindows(e int) (int, error) {
+	ep, from, err := ix.plan.epoch(e)
+	if err != nil {
+		return 0, err
+	}
+	ix.ep, ix.wins = ep, ix.plan.windows(e, ep, from, ix.slot)
+	return len(ix.wins), nil
+}
+
+func (ix *indexProducer) window(ctx context.Context, e, k, no int, acquire func() error, q queues) (*window, error) {
+	return ix.produceWindow(ctx, ix.ep, ix.wins[k], e, k, no, acquire, q)
+}
+
+func (ix *indexProducer) turns() int { return ix.plan.turns(ix.slot) }
+
+func (ix *indexProducer) readStats() reader.Stats { return ix.rd.Stats() }
+
+func (ix *indexProducer) close(keepMemory bool) error {
+	if keepMemory || ix.cache == nil {
+		return nil
+	}
+	return ix.cache.close()
+}
+
+// produceWindow prepares window sw, the k-th of epoch, for this node: it
+// takes the window's arena room, starts its loads (cache fills, reads into
+// the arena, or reads that make the file resident where learners view
+// it), lays out its exchange and its batches' items (placeItems), and
+// queues the loads, the decodes and the exchanges.
+func (ix *indexProducer) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedule.Window, epoch, k, no int, acquire func() error, q queues) (*window, error) {
+	p, s := ix.plan, ix.plan.layout
+	work := s.Work(ep, sw, ix.node)
+	w := newWindow(epoch, no, windowBatches(ep, sw, ix.node), &ix.nextID)
+	st := ix.stats.epoch(epoch)
+
+	fills, reads := ix.sortBlocks(work.Blocks)
+	spans := ix.blocks.planReads(reads, no == 0)
+	read, loaded := ix.blocks.room(reads, spans)
 	crosses := s.Crosses(ep, sw)
-	xwork := ld.early.trim(epoch, work) // what crosses now
-	var recvRoom int64
-	if crosses {
-		recvRoom = int64(ctlBytes * s.Nodes)
-		for _, list := range xwork.Recv {
-			for _, pos := range list {
-				recvRoom += s.PosBytes[pos]
-			}
-		}
-	}
-	var metaRoom int64
-	for _, ref := range refs {
-		for _, pos := range ref.pos {
-			metaRoom += s.PosMeta[pos]
-		}
-	}
-	loaded := readRoom // read by loads that reserve their own pages
-	if p.src.Decoder() != nil {
-		loaded = 0 // decoded into the room from memory
-	}
-	base, err := ld.arena.alloc(ctx, readRoom+recvRoom+metaRoom, loaded, w.roomIDs())
+	xwork := ix.early.trim(epoch, work) // what crosses now
+	room := windowRooms(s, w.batches, xwork.Recv, crosses, read, loaded)
+	base, err := ix.arena.alloc(ctx, room.total(), room.loaded, w.roomIDs())
 	if err != nil {
 		return nil, err
 	}
-	if err := ld.acquire(no)(); err != nil {
+	if err := acquire(); err != nil {
 		return nil, err
 	}
-
-	loc := make(map[int32]where, len(work.Blocks))
-	hitBefore := make(map[int32]bool)
-	for _, b := range work.Blocks {
-		if p.cache.Cached(b) && ld.cache.loaded(b) != nil {
-			hitBefore[b] = true
-		}
-	}
-	if err := ld.fill(fills, w, st); err != nil {
+	loc, cachedBefore, err := ix.startLoads(work.Blocks, fills, reads, spans, base, w, st, xwork)
+	if err != nil {
 		return nil, err
 	}
-	for _, b := range work.Blocks {
-		if p.cache.Cached(b) {
-			loc[b] = ld.cached(b)
-		}
-	}
-	if ld.view != nil {
-		ld.makeResident(spans, loc, w, st, xwork)
-	} else {
-		ld.read(reads, spans, base, loc, w, q, st)
-	}
-
-	for _, list := range work.Send {
-		for _, pos := range list {
-			if hitBefore[s.PosBlock[pos]] {
-				st.cacheHits.Add(1)
-			}
-		}
-	}
-	recvAt := base + readRoom
+	st.cacheHits.Add(sentHits(s, work.Send, cachedBefore))
 	var op *exchangeOp
-	recvNext := make([]int64, s.Nodes) // next value of each source in the receive region
 	if crosses {
-		op = ld.exchangeOp(xwork, loc, segArena, recvAt, recvRoom, no, st)
-		for src := range recvNext {
-			recvNext[src] = recvAt + int64(op.RecvDispls[src]) + ctlBytes
-		}
+		op = ix.exchangeOp(xwork, loc, segArena, room.recvAt(base), room.recv, no, st)
 	}
-	metaAt := base + readRoom + recvRoom
-	for i, ref := range refs {
-		for _, pos := range ref.pos {
-			rec := int(p.posRecord[pos])
-			it := handoff.Item{Record: int64(rec), Length: s.PosBytes[pos]}
-			b := s.PosBlock[pos]
-			if src := s.Owner(pos); s.Local || src == ld.node {
-				l := loc[b]
-				it.Segment, it.Offset = l.seg, l.off+p.blockOff[rec]
-				w.need(i, l.done)
-				if hitBefore[b] {
-					st.cacheHits.Add(1)
-				}
-			} else if off, came, ok := ld.early.received(epoch, pos); ok {
-				it.Segment, it.Offset = segCache, off
-				w.need(i, exchanged{came})
-			} else {
-				it.Segment, it.Offset = segArena, recvNext[src]
-				recvNext[src] += it.Length
-				w.need(i, exchanged{op})
-			}
-			it.KeyOffset, it.KeyLength = ld.putMeta(&metaAt, p.src.Key(rec))
-			it.LabelOffset, it.LabelLength = ld.putMeta(&metaAt, p.src.Label(rec))
-			w.items[i] = append(w.items[i], it)
-		}
+	ws := windowSources{loc: loc, recvAt: room.recvAt(base), metaAt: room.metaAt(base), cachedBefore: cachedBefore,
+		early: ix.earlyPlaces(epoch)}
+	if crosses {
+		ws.recv, ws.xchg = xwork.Recv, exchanged{op}
 	}
-	for _, l := range w.loads {
-		if err := sendCtx(ctx, q.io, l); err != nil {
-			return nil, err
-		}
+	st.cacheHits.Add(placeItems(p.records(), w, ws))
+	copyMeta(p.records(), w, ix.buf)
+	if err := ix.queueWork(ctx, w, q); err != nil {
+		return nil, err
 	}
-	for _, d := range ld.pendingDecodes {
-		if err := sendCtx(ctx, q.decode, d); err != nil {
-			return nil, err
-		}
-	}
-	ld.pendingDecodes = ld.pendingDecodes[:0]
-	if err := ld.sendEarly(ctx, epoch, k, no, q.xchg); err != nil {
+	if err := ix.sendEarly(ctx, epoch, k, no, q.xchg); err != nil {
 		return nil, err
 	}
 	if op != nil {
@@ -199,300 +181,53 @@ func (ld *leader) produceWindow(ctx context.Context, ep *assign.Epoch, sw schedu
 	return w, nil
 }
 
-// cached says where cached block b lies in the cache segment and what
-// loads it there (nil if nothing was asked to).
-func (ld *leader) cached(b int32) where {
-	return where{seg: segCache, off: ld.plan.cache.At[b], done: ld.cache.loaded(b)}
-}
-
-// putMeta copies a key or label into the arena at *at, moves *at past it
-// and returns where it went.
-func (ld *leader) putMeta(at *int64, b []byte) (off, n int64) {
-	off = *at
-	n = int64(copy(ld.buf[off:], b))
-	*at += n
-	return off, n
-}
-
-// sortBlocks splits the node's blocks a window needs into those to fill
-// into the cache now (cached, never loaded; with Global and Local the
-// whole cache at the first window) and those to read into the arena.
-func (ld *leader) sortBlocks(blocks []int32) (fills, reads []int32) {
-	p := ld.plan
-	if !ld.filledAll && fillsAtOnce(ld.opt.Shuffle) {
-		ld.filledAll = true
-		for b, at := range p.cache.At {
-			if at >= 0 && ld.cache.loaded(int32(b)) == nil {
-				fills = append(fills, int32(b))
-			}
+// startLoads starts what brings the window's blocks into memory: fills of
+// the cache, then reads into the arena from base, or reads that make the
+// file resident where learners view it. It returns where every block lies
+// and which blocks the cache held before the window.
+func (ix *indexProducer) startLoads(blocks, fills, reads []int32, spans []planner.Span, base int64, w *window,
+	st *epochCounters, xwork schedule.Work) (map[int32]where, map[int32]bool, error) {
+	p := ix.plan
+	loc := make(map[int32]where, len(blocks))
+	cachedBefore := make(map[int32]bool)
+	for _, b := range blocks {
+		if p.cache.Cached(b) && ix.cache.loaded(b) != nil {
+			cachedBefore[b] = true
 		}
 	}
+	if err := ix.blocks.fill(fills, w, st); err != nil {
+		return nil, nil, err
+	}
 	for _, b := range blocks {
-		switch {
-		case !p.cache.Cached(b):
-			reads = append(reads, b)
-		case ld.cache.loaded(b) == nil && !ld.filledAll:
-			fills = append(fills, b)
+		if p.cache.Cached(b) {
+			loc[b] = ix.cached(b)
 		}
 	}
-	return fills, reads
+	ix.blocks.read(reads, spans, base, loc, w, st, xwork)
+	return loc, cachedBefore, nil
 }
 
-// fillsAtOnce reports whether an order fills the whole cache at its first
-// window: Global and Local take records from all of a node's share in
-// every window, and one pass over the share reads it sequentially.
-func fillsAtOnce(s sampler.Shuffle) bool { return s == sampler.Global || s == sampler.Local }
-
-// readOptions plan the reads into the arena; the first window's reads are
-// small, so the first batch does not wait for a large read.
-func (ld *leader) readOptions(first bool) planner.Options {
-	o := ld.plan.fillOptions()
-	if first {
-		o.MaxSpan = min(o.MaxSpan, firstSpan)
-	}
-	return o
-}
-
-// firstSpan bounds the reads of the very first window: with a few large
-// reads in flight the first batch would wait for all of them, since storage
-// serves them side by side, while many small ones finish one after another.
-const firstSpan = 2 << 20
-
-// planReads plans the reads of blocks into the arena. Stored-as-is blocks
-// are read where the learners see them, so gaps read through take arena
-// room: if they would take more than the window was cut for, the gaps are
-// not read.
-func (ld *leader) planReads(blocks []int32, first bool) []planner.Span {
-	if len(blocks) == 0 {
-		return nil
-	}
-	p := ld.plan
-	opt := ld.readOptions(first)
-	ids := p.pieces.Append(nil, blocks...)
-	spans := planner.Plan(p.pieces, ids, opt)
-	if p.src.Decoder() != nil {
-		return spans
-	}
-	var budget int64
-	for _, b := range blocks {
-		budget += p.sched.BlockCost[b]
-	}
-	if spansBytes(spans) > budget {
-		opt.MaxGap = 0
-		spans = planner.Plan(p.pieces, ids, opt)
-	}
-	return spans
-}
-
-// readRoom is the arena room the window's reads take: the spans as read,
-// or the decoded blocks.
-func (ld *leader) readRoom(blocks []int32, spans []planner.Span) int64 {
-	if ld.plan.src.Decoder() == nil {
-		return spansBytes(spans)
-	}
-	var n int64
-	for _, b := range blocks {
-		n += roundUp(ld.plan.src.DecodedLen(int(b)), alignment)
-	}
-	return n
-}
-
-// fill starts loading blocks into the cache, reserving the cache's pages
-// as it goes (a shortage is then an error, not a SIGBUS).
-func (ld *leader) fill(blocks []int32, w *window, st *epochCounters) error {
-	if len(blocks) == 0 {
-		return nil
-	}
-	p, c := ld.plan, ld.cache
-	if p.src.Decoder() != nil {
-		for _, b := range blocks {
-			if err := c.seg.Reserve(p.cache.At[b], roundUp(p.src.DecodedLen(int(b)), alignment)); err != nil {
-				return err
-			}
-		}
-		spans := planner.Plan(p.pieces, p.pieces.Append(nil, blocks...), p.fillOptions())
-		loads := stagingLoads(ld.rd, spans)
-		ld.decodeInto(blocks, loads, c.buf, func(b int32) int64 { return p.cache.At[b] }, func(b int32, d *decode) {
-			c.block[b] = d
-		}, st)
-		ld.addLoads(w, loads, st)
-		return nil
-	}
-	for _, b := range blocks {
-		k := p.cache.SpanOf[b]
-		if c.span[k] != nil {
-			continue
-		}
-		cs := p.cache.Spans[k]
-		n := roundUp(cs.Length, alignment)
-		if err := c.seg.Reserve(cs.CacheOff, n); err != nil {
+// queueWork hands the window's loads to the I/O workers and the decodes
+// made since the last window to the decoders.
+func (ix *indexProducer) queueWork(ctx context.Context, w *window, q queues) error {
+	for _, l := range w.loads {
+		if err := sendCtx(ctx, q.io, l); err != nil {
 			return err
 		}
-		l := &load{signal: newSignal(), rd: ld.rd, span: cs.Span, dst: c.buf[cs.CacheOff : cs.CacheOff+n], at: cs.CacheOff}
-		if !ld.rd.Direct() {
-			l.dst = l.dst[:cs.Length]
-		}
-		c.span[k] = l
-		ld.addLoads(w, []*load{l}, st)
 	}
+	for _, d := range ix.pendingDecodes {
+		if err := sendCtx(ctx, q.decode, d); err != nil {
+			return err
+		}
+	}
+	ix.pendingDecodes = ix.pendingDecodes[:0]
 	return nil
 }
 
-// read starts reading blocks into the arena from base and records where
-// they land.
-func (ld *leader) read(blocks []int32, spans []planner.Span, base int64, loc map[int32]where, w *window, q queues, st *epochCounters) {
-	if len(blocks) == 0 {
-		return
-	}
-	p := ld.plan
-	if p.src.Decoder() != nil {
-		loads := stagingLoads(ld.rd, spans)
-		at := make(map[int32]int64, len(blocks))
-		next := base
-		for _, b := range blocks {
-			at[b] = next
-			next += roundUp(p.src.DecodedLen(int(b)), alignment)
-		}
-		ld.decodeInto(blocks, loads, ld.buf, func(b int32) int64 { return at[b] }, func(b int32, d *decode) {
-			loc[b] = where{seg: segArena, off: at[b], done: d}
-		}, st)
-		ld.addLoads(w, loads, st)
-		return
-	}
-	loads, _ := layoutLoads(ld.rd, ld.arena, ld.buf, base, spans)
-	for piece, pl := range placements(loads) {
-		loc[int32(piece)] = where{seg: segArena, off: pl.offset, done: pl.load}
-	}
-	ld.addLoads(w, loads, st)
-}
-
-// makeResident starts the loads that bring spans into the page cache for
-// learners that view the file, and records where their blocks are: in the
-// file, at their own offsets. The learners check the blocks they are
-// handed where they can (see heads); the node reader checks those that x
-// sends to other nodes.
-func (ld *leader) makeResident(spans []planner.Span, loc map[int32]where, w *window, st *epochCounters, x schedule.Work) {
-	seg := ld.viewSegment()
-	var byLearners func(int) bool
-	if ld.heads() != nil {
-		sent := map[int32]bool{}
-		for _, list := range x.Send {
-			for _, pos := range list {
-				sent[ld.plan.sched.PosBlock[pos]] = true
-			}
-		}
-		byLearners = func(piece int) bool { return !sent[int32(piece)] } // stored as is: a piece is its block
-	}
-	var loads []*load
-	for _, s := range spans {
-		l := &load{signal: newSignal(), rd: ld.rd, span: s, at: s.Offset, view: ld.view, hits: &st.cacheHits, byLearners: byLearners}
-		for _, pl := range s.Records {
-			loc[int32(pl.Record)] = where{seg: seg, off: s.Offset + pl.Offset, done: l}
-		}
-		loads = append(loads, l)
-	}
-	ld.addLoads(w, loads, st)
-}
-
-// segBytes returns the bytes of a segment as the node reader maps it and,
-// for the arena and the cache, the segment to pwrite into (see
-// exchange.Op.RecvFile).
-func (ld *leader) segBytes(seg uint32) ([]byte, io.WriterAt) {
-	switch {
-	case seg == segArena:
-		return ld.buf, ld.seg
-	case ld.view != nil && seg == ld.viewSegment():
-		return ld.view.mem, nil
-	case ld.cache.seg == nil:
-		return ld.cache.buf, nil
-	}
-	return ld.cache.buf, ld.cache.seg
-}
-
-// addLoads counts loads to the window (its storage turn waits for them)
-// and to the epoch's storage bytes, and sets up their checks: the blocks'
-// own bytes (stored as is; decoded blocks are checked once decoded), then
-// the snapshot.
-func (ld *leader) addLoads(w *window, loads []*load, st *epochCounters) {
-	v, verifies := ld.plan.src.(source.Verifier)
-	for _, l := range loads {
-		l.bytes, l.reads = &st.storageBytes, &st.storageReads
-		l.verify = func(l *load) error {
-			if verifies && l.at >= 0 {
-				if err := l.verifyBlocks(v); err != nil {
-					// Bytes that do not match the index: most likely a
-					// writer moved the database on; say so if it did.
-					return cmp.Or(ld.guard.check(), err)
-				}
-			}
-			return ld.guard.check()
-		}
-	}
-	w.loads = append(w.loads, loads...)
-}
-
-// decodeInto makes the decoding of every block from the staging loads that
-// read its pieces, into dst at offset(b); each is handed to set and queued
-// after the window's loads.
-func (ld *leader) decodeInto(blocks []int32, loads []*load, dst []byte, offset func(int32) int64, set func(int32, *decode), st *epochCounters) {
-	p := ld.plan
-	parts := make(map[int32][]piecePart, len(blocks))
-	for _, l := range loads {
-		for _, pl := range l.span.Records {
-			b := p.pieceOf[pl.Record]
-			parts[b] = append(parts[b], piecePart{from: l, at: pl})
-		}
-	}
-	verify, _ := p.src.(source.Verifier)
-	for _, b := range blocks {
-		n := p.src.DecodedLen(int(b))
-		off := offset(b)
-		d := &decode{signal: newSignal(), block: b, dec: p.src.Decoder(), verify: verify, parts: parts[b], dst: dst[off : off+n : off+n], st: st}
-		set(b, d)
-		ld.pendingDecodes = append(ld.pendingDecodes, d)
-	}
-}
-
-// exchangeOp lays out an exchange: what this node sends from where, and
-// the region it receives into, size bytes at at of segment seg. Its bytes
-// count to st's exchange bytes now, as it is laid out, not as they are
-// sent: an epoch's exchanges are all laid out before its end reaches the
-// learners, and its figures are then complete, while the last sends (to
-// other nodes, or early for the next epoch) may still be under way.
-func (ld *leader) exchangeOp(work schedule.Work, loc map[int32]where, seg uint32, at, size int64, no int, st *epochCounters) *exchangeOp {
-	p, s := ld.plan, ld.plan.sched
-	nodes := s.Nodes
-	mem, file := ld.segBytes(seg)
-	recv := mem[at : at+size]
-	op := exchange.NewOp(no, nodes)
-	op.Recv = recv
-	if file != nil {
-		op.RecvFile, op.RecvAt = file, at
-	}
-	recvOff := 0
-	for n := range nodes {
-		op.RecvDispls[n] = recvOff
-		op.RecvCounts[n] = ctlBytes
-		var sent int64
-		for _, pos := range work.Send[n] {
-			rec := int(p.posRecord[pos])
-			l := loc[s.PosBlock[pos]]
-			seg, _ := ld.segBytes(l.seg)
-			at := l.off + p.blockOff[rec]
-			op.Parts[n] = append(op.Parts[n], exchange.Part{Value: seg[at : at+s.PosBytes[pos]], Need: readyOf(l.done)})
-			sent += s.PosBytes[pos]
-		}
-		st.exchangeBytes.Add(sent) // a node sends itself nothing
-		for _, pos := range work.Recv[n] {
-			op.RecvLens[n] = append(op.RecvLens[n], int(s.PosBytes[pos]))
-			op.RecvCounts[n] += int(s.PosBytes[pos])
-		}
-		recvOff += op.RecvCounts[n]
-	}
-	if recvOff != len(recv) {
-		panic(fmt.Sprintf("loader: exchange receives %d bytes in a region of %d", recvOff, len(recv)))
-	}
-	return op
+// cached says where cached block b lies in the cache segment and what
+// loads it there (nil if nothing was asked to).
+func (ix *indexProducer) cached(b int32) where {
+	return where{seg: segCache, off: ix.plan.cache.At[b], done: ix.cache.loaded(b)}
 }
 
 // epochCounters are one epoch's figures on this node reader.
@@ -503,4 +238,16 @@ type epochCounters struct {
 	cacheHits     atomic.Int64
 	decodedBytes  atomic.Int64
 	decodeNanos   atomic.Int64
+}
+
+// earlyPlaces says where a record of epoch that came in an early exchange
+// lies, and the exchange that brought it as a completion.
+func (ix *indexProducer) earlyPlaces(epoch int) func(pos int32) (int64, completion, bool) {
+	return func(pos int32) (int64, completion, bool) {
+		off, op, ok := ix.early.received(epoch, pos)
+		if !ok {
+			return 0, nil, false
+		}
+		return off, exchanged{op}, true
+	}
 }

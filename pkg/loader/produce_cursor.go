@@ -2,22 +2,24 @@ package loader
 
 import (
 	"context"
+	"os"
 
+	"github.com/lmdbio/lmdbio/internal/reader"
 	"github.com/lmdbio/lmdbio/pkg/assign"
 )
 
-// fixedSchedule cuts a node's epoch into windows of a fixed number of
+// cursorWindows cuts a node's epoch into windows of a fixed number of
 // rounds, for the cursor modes: without an index the records' sizes are
 // unknown, so windows are sized from the mean record. Every node has the
 // same number of windows, so staggered readers pass their tokens in step.
-type fixedSchedule struct {
+type cursorWindows struct {
 	plan            *assign.Epoch
 	node, learners  int
 	roundsPerWindow int
 	err             error
 }
 
-func newFixedSchedule(ds *dataset, opt Options, sizes []int, node int) fixedSchedule {
+func newCursorWindows(ds *dataset, opt Options, sizes []int, node int) cursorWindows {
 	records := make([]int32, ds.Records)
 	for i := range records {
 		records[i] = int32(i)
@@ -28,18 +30,18 @@ func newFixedSchedule(ds *dataset, opt Options, sizes []int, node int) fixedSche
 		roundBytes := int64(opt.Batch) * int64(sum(sizes)) * ds.meanRecord() / int64(len(sizes))
 		perWindow = int(max(opt.Window/max(roundBytes, 1), 1))
 	}
-	return fixedSchedule{plan: plan, node: node, learners: sizes[node], roundsPerWindow: perWindow, err: err}
+	return cursorWindows{plan: plan, node: node, learners: sizes[node], roundsPerWindow: perWindow, err: err}
 }
 
 // windows is the number of windows per epoch.
-func (s fixedSchedule) windows() int {
+func (s cursorWindows) windows() int {
 	return (s.plan.Rounds() + s.roundsPerWindow - 1) / s.roundsPerWindow
 }
 
 // window lists the batches of window w, round by round, learner by learner:
 // the order the learners consume them. The epoch does not change the
 // database's order.
-func (s fixedSchedule) window(w int) []batchRef {
+func (s cursorWindows) window(w int) []batchRef {
 	first := w * s.roundsPerWindow
 	last := min(first+s.roundsPerWindow, s.plan.Rounds())
 	var refs []batchRef
@@ -58,7 +60,7 @@ func (s fixedSchedule) window(w int) []batchRef {
 
 // arenaBytes is the shared memory a node needs: Prefetch windows being read
 // ahead plus the one the learners consume.
-func (s fixedSchedule) arenaBytes(f fetcher, ds *dataset, opt Options) int64 {
+func (s cursorWindows) arenaBytes(f *cursorFetcher, ds *dataset, opt Options) int64 {
 	need := int64(0)
 	for w := 0; w < s.windows(); w++ {
 		need = max(need, f.windowBytes(s.window(w)))
@@ -72,32 +74,71 @@ func (s fixedSchedule) arenaBytes(f fetcher, ds *dataset, opt Options) int64 {
 	return int64(opt.Prefetch+1) * need
 }
 
-// produceCursor fetches the windows of every epoch in order, for the
-// cursor modes, and queues their reads and their hand-out.
-func (ld *leader) produceCursor(ctx context.Context, ioq chan<- *load, pending chan<- *window) error {
-	no := 0
-	for epoch := 0; epoch < ld.opt.Epochs; epoch++ {
-		for i := 0; i < ld.sched.windows(); i++ {
-			w := newWindow(epoch, no, ld.sched.window(i), &ld.nextID)
-			no++
-			if err := ld.fetch.fetch(ctx, w, ld.acquire(w.no)); err != nil {
-				return err
-			}
-			for _, l := range w.loads {
-				if err := sendCtx(ctx, ioq, l); err != nil {
-					return err
-				}
-			}
-			if err := sendCtx(ctx, pending, w); err != nil {
-				return err
-			}
-			if err := ld.waitTurnPassed(ctx, w); err != nil {
-				return err
-			}
-		}
-		if err := sendCtx(ctx, pending, &window{epoch: epoch, endOfEpoch: true}); err != nil {
-			return err
-		}
+// cursorProducer makes the windows of the cursor modes (lmm, lmm+dio):
+// without an index, a cursor walk finds the records, window by window, in
+// the database's order; there is no node cache and no exchange.
+type cursorProducer struct {
+	*nodeParts
+	wins   cursorWindows
+	fetch  *cursorFetcher
+	nextID uint64
+}
+
+func newCursorProducer(parts *nodeParts, sizes []int) (*cursorProducer, error) {
+	wins := newCursorWindows(parts.ds, parts.opt, sizes, parts.node)
+	if wins.err != nil {
+		return nil, wins.err
 	}
+	f, err := openCursorFetcher(parts.ds, parts.opt)
+	if err != nil {
+		return nil, err
+	}
+	return &cursorProducer{nodeParts: parts, wins: wins, fetch: f}, nil
+}
+
+// memory: windows are sized from the mean record, and there is no cache.
+func (p *cursorProducer) memory() (capacity, spare int64, err error) { return 0, 0, nil }
+
+// join: nothing crosses between nodes.
+func (p *cursorProducer) join([]int64, []int64, func() error) error { return nil }
+
+func (p *cursorProducer) arenaBytes() int64 { return p.wins.arenaBytes(p.fetch, p.ds, p.opt) }
+
+func (p *cursorProducer) attach(string) error {
+	p.fetch.attach(p.arena, p.buf)
 	return nil
 }
+
+func (p *cursorProducer) segments() []*os.File { return nil }
+
+func (p *cursorProducer) configure(c *runConfig) {
+	c.Direct = p.rd != nil && p.rd.Direct() || p.opt.Mode.DIO && p.opt.Direct
+	c.Rounds = p.wins.plan.Rounds()
+	c.FirstRounds = c.Rounds
+}
+
+// firstEpoch: a cursor run does not resume.
+func (p *cursorProducer) firstEpoch() int { return 0 }
+
+func (p *cursorProducer) epochWindows(int) (int, error) { return p.wins.windows(), nil }
+
+// window fetches window k of epoch: the epoch does not change the
+// database's order.
+func (p *cursorProducer) window(ctx context.Context, epoch, k, no int, acquire func() error, q queues) (*window, error) {
+	w := newWindow(epoch, no, p.wins.window(k), &p.nextID)
+	if err := p.fetch.fetch(ctx, w, acquire); err != nil {
+		return nil, err
+	}
+	for _, l := range w.loads {
+		if err := sendCtx(ctx, q.io, l); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (p *cursorProducer) turns() int { return p.opt.Epochs * p.wins.windows() }
+
+func (p *cursorProducer) readStats() reader.Stats { return p.fetch.stats() }
+
+func (p *cursorProducer) close(bool) error { return p.fetch.close() }

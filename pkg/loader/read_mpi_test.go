@@ -279,7 +279,7 @@ func modes(t *testing.T, skipCaffe bool) []string {
 		if err != nil {
 			t.Fatalf("ParseMode(%q): %v", name, err)
 		}
-		if skipCaffe && m.Caffe {
+		if skipCaffe && m.LMDB {
 			continue
 		}
 		names = append(names, name)

@@ -115,7 +115,7 @@ func (v *fileView) residentPages(off, n int64) (in, all int) {
 // as is, no O_DIRECT, and the snapshot is held (its bytes cannot change
 // under a reader).
 func (ld *leader) viewable() bool {
-	return ld.mayView() && ld.guard.holds() && !snapshotLost(ld.node)
+	return ld.mayView() && ld.pin.holds() && !snapshotLost(ld.node)
 }
 
 // snapshotLost lets tests make one node's snapshot unheld, so that its
@@ -138,7 +138,7 @@ func (ld *leader) mayView() bool {
 // such pread per record on the node reader, from a warm page cache on 2
 // cores, the default mode ran at 0.78 times liblmdb's speed with 4 and with
 // 8 learners; with the learners checking, at 0.97 and 0.99 times.
-func (ld *leader) heads() *index.Heads {
+func (ld *nodeParts) heads() *index.Heads {
 	h, ok := ld.ds.src.(interface{ Heads() index.Heads })
 	if ld.view == nil || !ok {
 		return nil

@@ -21,7 +21,7 @@ type window struct {
 	ids        []uint64 // batch ids, as in the descriptors
 	items      [][]handoff.Item
 	needs      [][]completion // per batch, the reads, decodes and exchanges it waits for
-	loads      []*load        // the window's reads from storage
+	loads      []storageRead  // the window's reads from storage
 	xchg       *exchangeOp    // the window's exchange, nil for none
 	hold       uint64         // holds the window's arena room until its reads and exchange are done
 	endOfEpoch bool           // a marker: tell the learners the epoch is over

@@ -7,12 +7,13 @@ import (
 	"github.com/lmdbio/lmdbio/pkg/assign"
 )
 
-// caffeReader is the baseline every other mode is measured against: what
-// Caffe-MPI does. Every rank opens the database with liblmdb (mmap), walks a
-// cursor to its first batch, and after each batch skips the records of the
-// other ranks' batches one by one. The bytes arrive by page faults, value
+// rankWalk is the lmdb mode, the baseline every other mode is measured
+// against: what Caffe-MPI does. There is no node reader: every rank opens
+// the database with liblmdb (mmap), walks a cursor to its first batch, and
+// after each batch skips the records of the other ranks' batches one by
+// one. The bytes arrive by page faults, value
 // after value in walk order, as Caffe's copy of each value brings them.
-type caffeReader struct {
+type rankWalk struct {
 	walk   *lmdbwalk.Walker
 	plan   *assign.Epoch
 	rank   int
@@ -23,7 +24,7 @@ type caffeReader struct {
 	batch  Batch
 }
 
-func openCaffe(ds *dataset, opt Options) (*caffeReader, error) {
+func openRankWalk(ds *dataset, opt Options) (*rankWalk, error) {
 	t := opt.Topology
 	// One "node" of all ranks: learner r takes global batches r, r+n, r+2n...
 	plan, err := assign.Sequential(identityPositions(ds.Records), assign.Layout{Batch: opt.Batch,
@@ -35,12 +36,12 @@ func openCaffe(ds *dataset, opt Options) (*caffeReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &caffeReader{walk: walk, plan: plan, rank: t.Rank, rounds: plan.Rounds(), epochs: opt.Epochs}, nil
+	return &rankWalk{walk: walk, plan: plan, rank: t.Rank, rounds: plan.Rounds(), epochs: opt.Epochs}, nil
 }
 
 // next returns the rank's next batch as views into liblmdb's map, valid
 // until the next call.
-func (c *caffeReader) next() (Batch, error) {
+func (c *rankWalk) next() (Batch, error) {
 	// The views handed out last were in use until now.
 	if err := c.walk.Check(); err != nil {
 		return Batch{}, err
@@ -71,4 +72,4 @@ func (c *caffeReader) next() (Batch, error) {
 	return *b, nil
 }
 
-func (c *caffeReader) close() error { return c.walk.Close() }
+func (c *rankWalk) close() error { return c.walk.Close() }

@@ -130,7 +130,7 @@ bench/peers/selftest.sh >"$out/peers-selftest.log" 2>&1 ||
 # hosts, each 1 ms a request plus its bytes at 400 MB/s, about 1.15 GB/s
 # together in 1 MiB requests: from 2 hosts on the servers bound the job,
 # as a file system shared by many clients is bound by its servers, and not
-# this machine's disk and cores (bench/README.md, "The emulated parallel
+# this machine's disk and cores (docs/pfsemu.md, "The emulated parallel
 # file system").
 pfs_opts='--latency 500us --bandwidth 1GB/s --readahead 1MiB --servers 4 --server-latency 1ms --server-bandwidth 400MB/s'
 pfs_mnt=/mnt/lmdbio-pfs

@@ -6,13 +6,8 @@
 #
 #   eval "$(scripts/hdf5-flags.sh DIR)" && go build ./cmd/lmdbio
 #
-# Why: distributions build the shared libhdf5 with its S3 driver, so every
-# process that links it loads and relocates 31 more shared libraries (curl,
-# TLS, Kerberos, LDAP) at start, none of which lmdbio calls. From the archive
-# only the objects lmdbio uses come along. On a 2-core machine a process
-# start of `lmdbio version` took 8 ms of CPU with the shared library and 4
-# ms with the archive, and 32 started at once 0.14 s against 0.08 s: what
-# every learner of an emulated 8-host job pays before it can start.
+# Why: the shared libhdf5 of distributions loads 31 more libraries at every
+# process start (docs/decisions/0001-static-libhdf5.md).
 #
 # DIR is a directory of the build's own where -lhdf5 finds the archives
 # before the shared libraries. The libraries the archive needs come from its

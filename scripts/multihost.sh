@@ -205,9 +205,7 @@ else
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	# Every emulated host's slots share this machine's cores, which Open MPI
 	# cannot see from the hostfile: ranks waiting in MPI must yield the
-	# core, as Open MPI makes them do on a host it knows is oversubscribed.
-	# Spinning, each collective waited for the scheduler to run every rank
-	# in turn (0.2-0.3 s each for 32 ranks on 2 cores).
+	# core (docs/decisions/0007-yield-when-idle.md).
 	export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
 fi
 # What the agent needs to set a host up.

@@ -62,7 +62,7 @@
 // that starts its requests there has each served by one server. A request's
 // cost is --latency plus the longer of its bandwidth wait and its time at the
 // servers; reserving a place in a queue costs well under a microsecond.
-// bench/README.md relates the flags to published Lustre and GPFS figures.
+// docs/pfsemu.md relates the flags to published Lustre and GPFS figures.
 //
 // # Example
 //

@@ -94,9 +94,8 @@ import (
 // with a load from it. A walk that steps over other ranks' records, as
 // Caffe-MPI's readers do, would then fault in the first page of every
 // value it skips, and through the readahead around each fault read
-// nearly the whole file on every host of a parallel file system (measured
-// through one emulated client: 2.29 GB for a walk that read no value,
-// against 0.30 GB with liblmdb's own cursor, as Caffe's C++ walks it).
+// nearly the whole file on every host of a parallel file system
+// (docs/decisions/0002-cursor-walk-steps-without-touching-values.md).
 //
 // liblmdb checks the pages it walks and aborts the process when one fails
 // (a writer without the lock file reused it, or the file is damaged);

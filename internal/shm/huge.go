@@ -17,10 +17,8 @@ const hugetlbfsMagic = 0x958458f6
 
 // Huge pages: where DirEnv names a hugetlbfs mount, every segment is made of
 // huge pages from the kernel's pool (vm.nr_hugepages, reserved by an
-// administrator). A process's first touch of a page costs a fault, and on
-// virtual machines whose hypervisor shadows the page tables, a trip to the
-// hypervisor: with 2 MiB pages a learner that meets a node cache's pages
-// pays that once per 512 small pages. hugetlbfs differs from tmpfs in three
+// administrator), so a learner pays a first touch once per 512 small pages
+// (docs/decisions/0003-first-touch.md). hugetlbfs differs from tmpfs in three
 // ways the package hides: files are sized in whole huge pages, write(2) is
 // refused (WriteAt copies through the mapping), and free space is the
 // pool's, which statfs does not show without a size= mount option.

@@ -184,10 +184,8 @@ func (s *Segment) Bytes() []byte { return s.data }
 // ReadAt copies data bytes [off, off+len(p)) into p. With a descriptor
 // (CreateUnnamed, OpenFile) it reads them with pread(2): the kernel copies
 // through its own mapping of the pages, so the caller's mapping is not
-// touched, which costs a process whose first touch of a page is dear
-// (measured on a virtual machine that shadows page tables: 16 µs a page)
-// nothing. Without one it copies from the mapping. Bytes past the data
-// region are an error.
+// touched (see docs/decisions/0003-first-touch.md). Without one it copies
+// from the mapping. Bytes past the data region are an error.
 func (s *Segment) ReadAt(p []byte, off int64) (int, error) {
 	if err := s.within("read", len(p), off); err != nil {
 		return 0, err
@@ -200,10 +198,8 @@ func (s *Segment) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt copies p into data bytes [off, off+len(p)), with pwrite(2) when
 // the segment has a descriptor: as with ReadAt, the caller's mapping is
-// not touched (a process's first write of a page through its mapping cost
-// 19 µs there, pwrite 1.1 µs). Without one, and on huge pages (whose
-// first touch is cheap, and which hugetlbfs cannot write), it copies into
-// the mapping.
+// not touched. Without one, and on huge pages (whose first touch is cheap,
+// and which hugetlbfs cannot write), it copies into the mapping.
 func (s *Segment) WriteAt(p []byte, off int64) (int, error) {
 	if err := s.within("write", len(p), off); err != nil {
 		return 0, err

@@ -102,8 +102,7 @@ func why() string {
 }
 
 // crowded is the number of ranks per core from which a start-up may be
-// slow for want of cores alone. Measured on 2 cores: 64 ranks started in
-// 13 s, 128 in 35 s, and 600 had not finished MPI_Init after 3 minutes.
+// slow for want of cores alone (docs/decisions/0006-crowded-start-up.md).
 const crowded = 64
 
 // localRanks is the number of ranks the launcher started on this host, 0

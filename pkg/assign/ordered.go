@@ -161,11 +161,9 @@ func (s *sharer) split(b builder, n int, quotas []int) {
 // contiguous range of the file and keeps it in its cache; a learner that
 // gets the records of its home range in every epoch meets the same pages of
 // that cache every epoch, as in the file's order, and not new ones after a
-// shuffle. Where a process pays for its first touch of a memory page
-// (measured on a virtual machine whose hypervisor shadows page tables: 1.5
-// µs a page already in the process's page table, 16 µs one that is not,
-// against 0.04 µs once touched), a learner meeting new pages every epoch
-// pays that for most of what it reads. Which learner of a node gets which
+// shuffle. Where a process's first touch of a page is dear, a learner
+// meeting new pages every epoch pays that for most of what it reads
+// (docs/decisions/0003-first-touch.md). Which learner of a node gets which
 // position is free: the set of every global batch, and so every node's
 // share of it, does not change.
 type homes struct {

@@ -154,17 +154,14 @@ func printable(k []byte) []byte { return k[:min(len(k), 32)] }
 // everywhere (another file of the same size and times), so a few records
 // spread over it find it out; and node readers check every record they read
 // anyway. Each check is a request to storage in every Open, and the
-// requests queue at the storage servers: through an emulated parallel file
-// system of 4 servers, cold, 64 of them cost rank 0 about 55 ms more than
-// 16, and 16 about 5 ms more than 4.
+// requests queue at the storage servers (docs/decisions/0005-index-spot-checks.md).
 const spotChecks = 4
 
 // spotCheck reads the bytes in front of up to spotChecks values, spread over
 // the index from the first record to the last, and checks them: a few small
 // reads that catch a saved index whose checksum holds but whose offsets do
 // not describe the file. The reads go out together (io.ReaderAt allows
-// parallel calls): one after another, they took 0.15 s of every Open
-// through an emulated parallel file system at 2.3 ms a request. The first
+// parallel calls), as one after another they delay every Open. The first
 // failing record in index order is the one reported.
 func (x *Index) spotCheck(r io.ReaderAt) error {
 	n := x.Len()

@@ -1,0 +1,202 @@
+package prep
+
+import "math"
+
+// Resampling as Pillow's Image.resize with the BILINEAR filter (Resample.c):
+// a triangle filter widened by the reduction factor, so that downscaling
+// averages every source pixel (antialiasing), weights normalised per output
+// pixel, then rounded to fixed point with precisionBits fraction bits; a
+// horizontal pass over the rows the vertical pass needs, rounded to uint8,
+// then a vertical pass. Doing exactly that, not merely a bilinear filter,
+// makes a resize equal Pillow's pixel for pixel.
+
+// precisionBits is Pillow's PRECISION_BITS for 8-bit images.
+const precisionBits = 32 - 8 - 2
+
+// box is a source region in pixel coordinates, which may be fractional.
+type box struct{ x0, y0, x1, y1 float64 }
+
+// taps are the filter of one direction: for output pixel i, the source
+// pixels first[i] .. first[i]+count[i]-1 with weights w[i*size:].
+type taps struct {
+	first, count []int
+	w            []int32
+	size         int       // weights per output pixel
+	k            []float64 // scratch: one output pixel's weights before rounding
+}
+
+// bilinearSupport is the triangle filter's half-width at scale 1.
+const bilinearSupport = 1.0
+
+func triangle(x float64) float64 {
+	x = math.Abs(x)
+	if x < 1 {
+		return 1 - x
+	}
+	return 0
+}
+
+// computeTaps is Pillow's precompute_coeffs and normalize_coeffs_8bpc:
+// the filter mapping [in0, in1) of an inSize-pixel line onto outSize pixels.
+func computeTaps(t *taps, inSize int, in0, in1 float64, outSize int) {
+	scale := (in1 - in0) / float64(outSize)
+	filterScale := max(scale, 1)
+	support := bilinearSupport * filterScale
+	t.size = int(math.Ceil(support))*2 + 1
+	t.first = growInts(t.first, outSize)
+	t.count = growInts(t.count, outSize)
+	if cap(t.w) < outSize*t.size {
+		t.w = make([]int32, outSize*t.size)
+	}
+	t.w = t.w[:outSize*t.size]
+	if cap(t.k) < t.size {
+		t.k = make([]float64, t.size)
+	}
+	k := t.k[:t.size]
+	for i := range outSize {
+		center := in0 + (float64(i)+0.5)*scale
+		lo := max(int(center-support+0.5), 0)
+		hi := min(int(center+support+0.5), inSize)
+		n := min(hi-lo, t.size)
+		sum := 0.0
+		for x := range n {
+			k[x] = triangle((float64(x+lo) - center + 0.5) / filterScale)
+			sum += k[x]
+		}
+		w := t.w[i*t.size : (i+1)*t.size]
+		for x := range w {
+			v := 0.0
+			if x < n {
+				v = k[x]
+				if sum != 0 {
+					v /= sum
+				}
+			}
+			if v < 0 {
+				w[x] = int32(-0.5 + v*(1<<precisionBits))
+			} else {
+				w[x] = int32(0.5 + v*(1<<precisionBits))
+			}
+		}
+		t.first[i], t.count[i] = lo, max(n, 0)
+	}
+}
+
+func growInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+// clip8 is Pillow's clip8: the accumulated fixed-point value as a byte.
+func clip8(v int32) byte {
+	v >>= precisionBits
+	if v < 0 {
+		return 0
+	}
+	if v > 255 {
+		return 255
+	}
+	return byte(v)
+}
+
+// resampler holds the scratch of resample; one per Worker.
+type resampler struct {
+	h, v taps
+	tmp  []byte
+	acc  []int32
+}
+
+// resample is Pillow's ImagingResample(src, (w, h), BILINEAR, b) into a
+// new image in out's storage. src is the whole image Pillow would see: the
+// filter never reads outside it, whatever b is.
+func (r *resampler) resample(src rgb, b box, w, h int, out *[]byte) rgb {
+	needH := w != src.W || b.x0 != 0 || b.x1 != float64(w)
+	needV := h != src.H || b.y0 != 0 || b.y1 != float64(h)
+	computeTaps(&r.h, src.W, b.x0, b.x1, w)
+	computeTaps(&r.v, src.H, b.y0, b.y1, h)
+	if !needH && !needV {
+		dst := newRGB(out, w, h)
+		for y := range h {
+			copy(dst.row(y), src.row(y))
+		}
+		return dst
+	}
+	// The rows the vertical pass reads.
+	yFirst := r.v.first[0]
+	yLast := r.v.first[h-1] + r.v.count[h-1]
+	mid := src
+	if needH {
+		for i := range r.v.first {
+			r.v.first[i] -= yFirst
+		}
+		mid = newRGB(&r.tmp, w, yLast-yFirst)
+		horizontalPass(mid, src, yFirst, &r.h)
+	}
+	if !needV {
+		return copyInto(mid, out)
+	}
+	dst := newRGB(out, w, h)
+	if cap(r.acc) < 3*w {
+		r.acc = make([]int32, 3*w)
+	}
+	verticalPass(dst, mid, &r.v, r.acc[:3*w])
+	return dst
+}
+
+// copyInto copies m into out's storage (the horizontal pass wrote into the
+// resampler's scratch, which the next resample reuses).
+func copyInto(m rgb, out *[]byte) rgb {
+	dst := newRGB(out, m.W, m.H)
+	for y := range m.H {
+		copy(dst.row(y), m.row(y))
+	}
+	return dst
+}
+
+// horizontalPass is ImagingResampleHorizontal_8bpc: row y of dst from row
+// y+offset of src.
+func horizontalPass(dst, src rgb, offset int, t *taps) {
+	const half = 1 << (precisionBits - 1)
+	for y := range dst.H {
+		in := src.row(y + offset)
+		o := dst.row(y)
+		for x := range dst.W {
+			k := t.w[x*t.size : x*t.size+t.count[x]]
+			p := in[3*t.first[x]:]
+			p = p[:3*len(k)]
+			s0, s1, s2 := int32(half), int32(half), int32(half)
+			for i, wt := range k {
+				s0 += int32(p[3*i]) * wt
+				s1 += int32(p[3*i+1]) * wt
+				s2 += int32(p[3*i+2]) * wt
+			}
+			o[3*x], o[3*x+1], o[3*x+2] = clip8(s0), clip8(s1), clip8(s2)
+		}
+	}
+}
+
+// verticalPass is ImagingResampleVertical_8bpc; acc is its scratch, 3*W
+// sums, one row of the output at a time.
+func verticalPass(dst, src rgb, t *taps, acc []int32) {
+	const half = 1 << (precisionBits - 1)
+	for y := range dst.H {
+		for i := range acc {
+			acc[i] = half
+		}
+		k := t.w[y*t.size : y*t.size+t.count[y]]
+		for i, wt := range k {
+			in := src.row(t.first[y] + i)
+			in = in[:len(acc)]
+			for j, p := range in {
+				acc[j] += int32(p) * wt
+			}
+		}
+		o := dst.row(y)
+		o = o[:len(acc)]
+		for j, s := range acc {
+			o[j] = clip8(s)
+		}
+	}
+}

@@ -17,7 +17,7 @@ var (
 // specError is an ErrSpec whose message is its own one line.
 type specError struct{ msg string }
 
-func (e *specError) Error() string { return "prep: " + e.msg }
+func (e *specError) Error() string        { return "prep: " + e.msg }
 func (e *specError) Is(target error) bool { return target == ErrSpec }
 
 func specErrorf(format string, args ...any) error {
@@ -27,7 +27,7 @@ func specErrorf(format string, args ...any) error {
 // imageError is an ErrImage whose message is its own one line.
 type imageError struct{ msg string }
 
-func (e *imageError) Error() string { return e.msg }
+func (e *imageError) Error() string        { return e.msg }
 func (e *imageError) Is(target error) bool { return target == ErrImage }
 
 func imageErrorf(format string, args ...any) error {

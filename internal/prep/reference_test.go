@@ -23,9 +23,19 @@ var photos struct {
 	why  string // why the reference tests skip
 }
 
-// photoDir returns the directory of the test photographs, made once.
+// photoDir returns the directory of the test photographs, made once, or
+// skips the test when they cannot be made.
 func photoDir(t *testing.T) string {
 	t.Helper()
+	if ensurePhotos() == "" {
+		t.Skip("reference tests skipped: " + photos.why)
+	}
+	return photos.dir
+}
+
+// ensurePhotos makes the test photographs once and returns their
+// directory, "" when they cannot be made (photos.why says why).
+func ensurePhotos() string {
 	photos.once.Do(func() {
 		if _, err := os.Stat(python); err != nil {
 			photos.why = python + " is absent"
@@ -48,9 +58,6 @@ func photoDir(t *testing.T) string {
 		}
 		photos.dir = dir
 	})
-	if photos.dir == "" {
-		t.Skip("reference tests skipped: " + photos.why)
-	}
 	return photos.dir
 }
 
@@ -145,7 +152,7 @@ func prepare(t testing.TB, p *Pipeline, path string, s Sample) ([]byte, Result) 
 		t.Fatal(err)
 	}
 	defer w.Close()
-	dst := make([]byte, 64<<20)
+	dst := make([]byte, 8<<20)
 	r, err := w.Datum(encodedDatum(t, path, 7), s, dst)
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)

@@ -78,7 +78,7 @@ func Parse(spec string) (*Pipeline, error) {
 		name, arg, hasArg := strings.Cut(tok, ":")
 		// normalize's "M1/M2/M3,S1/S2/S3" holds the step separator: its
 		// second half is the next token.
-		if name == "normalize" && hasArg && arg != "imagenet" && i+1 < len(tokens) {
+		if name == "normalize" && strings.Contains(arg, "/") && i+1 < len(tokens) {
 			i++
 			arg += "," + strings.TrimSpace(tokens[i])
 		}

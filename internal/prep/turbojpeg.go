@@ -36,6 +36,9 @@ func (d *jpegDecoder) close() {
 
 // header reads the size and colour space of a JPEG (tjDecompressHeader3).
 func (d *jpegDecoder) header(jpeg []byte) (width, height int, cs jpegColorspace, err error) {
+	if d.h == nil {
+		return 0, 0, 0, imageErrorf("no JPEG decoder (out of memory)")
+	}
 	if len(jpeg) == 0 {
 		return 0, 0, 0, imageErrorf("empty value, not a JPEG")
 	}
@@ -73,8 +76,16 @@ func (d *jpegDecoder) decode(jpeg, dst []byte, width, height int) error {
 	return nil
 }
 
-// err describes the decompressor's last error (tjGetErrorStr2).
+// err describes the decompressor's last error (tjGetErrorStr2) and
+// replaces the decompressor: libjpeg-turbo 2.1 leaves one that failed in
+// the middle of a stream in a state that fails the next image too.
 func (d *jpegDecoder) err(what string) error {
 	msg := strings.TrimSpace(C.GoString(C.tjGetErrorStr2(d.h)))
+	C.tjDestroy(d.h)
+	d.h = C.tjInitDecompress()
+	if d.h == nil {
+		// Out of memory for a 100 KB structure: say so at the next image.
+		return imageErrorf("%s: %s (and no new JPEG decoder)", what, msg)
+	}
 	return imageErrorf("%s: %s", what, msg)
 }

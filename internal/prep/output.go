@@ -31,26 +31,54 @@ func (f *outFormat) init(normalize *Step) {
 	}
 }
 
-// write stores m into dst, which holds at least w*h*3 elements.
+// write stores m into dst, which holds at least w*h*3 elements: one loop
+// per layout and type, as the per-element choice would cost as much as the
+// copy.
 func (f *outFormat) write(m rgb, dst []byte) {
 	plane := m.W * m.H // elements per channel plane, with chw
 	for y := range m.H {
 		row := m.row(y)
-		for x := range m.W {
-			for c := range Channels {
-				v := row[3*x+c]
-				i := 3*(y*m.W+x) + c
-				if f.chw {
-					i = c*plane + y*m.W + x
-				}
-				switch f.dtype {
-				case Uint8:
-					dst[i] = v
-				case Float16:
-					binary.NativeEndian.PutUint16(dst[2*i:], f.f16[c][v])
-				case Float32:
-					binary.NativeEndian.PutUint32(dst[4*i:], f.f32[c][v])
-				}
+		o := y * m.W // element index of the row's first pixel
+		switch {
+		case f.dtype == Uint8 && !f.chw:
+			copy(dst[3*o:], row)
+		case f.dtype == Uint8:
+			r, g, b := dst[o:o+m.W], dst[plane+o:plane+o+m.W], dst[2*plane+o:2*plane+o+m.W]
+			for x := range m.W {
+				p := row[3*x : 3*x+3]
+				r[x], g[x], b[x] = p[0], p[1], p[2]
+			}
+		case f.dtype == Float16 && !f.chw:
+			d := dst[6*o : 6*(o+m.W)]
+			for x := range m.W {
+				p, q := row[3*x:3*x+3], d[6*x:6*x+6]
+				binary.NativeEndian.PutUint16(q[0:], f.f16[0][p[0]])
+				binary.NativeEndian.PutUint16(q[2:], f.f16[1][p[1]])
+				binary.NativeEndian.PutUint16(q[4:], f.f16[2][p[2]])
+			}
+		case f.dtype == Float16:
+			r, g, b := dst[2*o:2*(o+m.W)], dst[2*(plane+o):2*(plane+o+m.W)], dst[2*(2*plane+o):2*(2*plane+o+m.W)]
+			for x := range m.W {
+				p := row[3*x : 3*x+3]
+				binary.NativeEndian.PutUint16(r[2*x:], f.f16[0][p[0]])
+				binary.NativeEndian.PutUint16(g[2*x:], f.f16[1][p[1]])
+				binary.NativeEndian.PutUint16(b[2*x:], f.f16[2][p[2]])
+			}
+		case !f.chw:
+			d := dst[12*o : 12*(o+m.W)]
+			for x := range m.W {
+				p, q := row[3*x:3*x+3], d[12*x:12*x+12]
+				binary.NativeEndian.PutUint32(q[0:], f.f32[0][p[0]])
+				binary.NativeEndian.PutUint32(q[4:], f.f32[1][p[1]])
+				binary.NativeEndian.PutUint32(q[8:], f.f32[2][p[2]])
+			}
+		default:
+			r, g, b := dst[4*o:4*(o+m.W)], dst[4*(plane+o):4*(plane+o+m.W)], dst[4*(2*plane+o):4*(2*plane+o+m.W)]
+			for x := range m.W {
+				p := row[3*x : 3*x+3]
+				binary.NativeEndian.PutUint32(r[4*x:], f.f32[0][p[0]])
+				binary.NativeEndian.PutUint32(g[4*x:], f.f32[1][p[1]])
+				binary.NativeEndian.PutUint32(b[4*x:], f.f32[2][p[2]])
 			}
 		}
 	}

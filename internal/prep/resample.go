@@ -89,23 +89,24 @@ func growInts(s []int, n int) []int {
 	return s[:n]
 }
 
-// clip8 is Pillow's clip8: the accumulated fixed-point value as a byte.
-func clip8(v int32) byte {
-	v >>= precisionBits
-	if v < 0 {
-		return 0
-	}
-	if v > 255 {
-		return 255
-	}
-	return byte(v)
+// clip8 is Pillow's clip8 for a sum of non-negative terms: the fixed-point
+// value as a byte.
+func clip8(v uint32) byte {
+	return byte(min(v>>precisionBits, 255))
 }
+
+// Lanes: the filter's weights are never negative (a triangle), so a sum of
+// 8-bit pixels times weights stays below 2^31 (255 times weights that add up
+// to about 2^22, plus the rounding half). Two such sums fit a uint64 with no
+// carry from the low one into the high one, so one multiplication serves
+// two channels.
+const laneHalf = 1<<(precisionBits-1) | 1<<(precisionBits-1)<<32
 
 // resampler holds the scratch of resample; one per Worker.
 type resampler struct {
 	h, v taps
 	tmp  []byte
-	acc  []int32
+	rows [][]byte
 }
 
 // resample is Pillow's ImagingResample(src, (w, h), BILINEAR, b) into a
@@ -138,10 +139,10 @@ func (r *resampler) resample(src rgb, b box, w, h int, out *[]byte) rgb {
 		return copyInto(mid, out)
 	}
 	dst := newRGB(out, w, h)
-	if cap(r.acc) < 3*w {
-		r.acc = make([]int32, 3*w)
+	if cap(r.rows) < r.v.size {
+		r.rows = make([][]byte, r.v.size)
 	}
-	verticalPass(dst, mid, &r.v, r.acc[:3*w])
+	verticalPass(dst, mid, &r.v, r.rows[:r.v.size])
 	return dst
 }
 
@@ -156,10 +157,10 @@ func copyInto(m rgb, out *[]byte) rgb {
 }
 
 // horizontalPass is ImagingResampleHorizontal_8bpc: row y of dst from row
-// y+offset of src. (Re-slicing p as it goes keeps the bounds checks out of
-// the inner loop, which is most of prep's time after decoding.)
+// y+offset of src, red and blue in the lanes of one uint64. (Re-slicing p
+// as it goes keeps the bounds checks out of the inner loop, which is most
+// of prep's time after decoding.)
 func horizontalPass(dst, src rgb, offset int, t *taps) {
-	const half = 1 << (precisionBits - 1)
 	for y := range dst.H {
 		in := src.row(y + offset)
 		o := dst.row(y)
@@ -167,39 +168,45 @@ func horizontalPass(dst, src rgb, offset int, t *taps) {
 			first, n := t.first[x], t.count[x]
 			k := t.w[x*t.size : x*t.size+n]
 			p := in[3*first : 3*(first+n)]
-			s0, s1, s2 := int32(half), int32(half), int32(half)
+			rb, g := uint64(laneHalf), uint64(1<<(precisionBits-1))
 			for _, wt := range k {
-				s0 += int32(p[0]) * wt
-				s1 += int32(p[1]) * wt
-				s2 += int32(p[2]) * wt
+				w := uint64(wt)
+				rb += (uint64(p[0]) | uint64(p[2])<<32) * w
+				g += uint64(p[1]) * w
 				p = p[3:]
 			}
 			q := o[3*x : 3*x+3]
-			q[0], q[1], q[2] = clip8(s0), clip8(s1), clip8(s2)
+			q[0], q[1], q[2] = clip8(uint32(rb)), clip8(uint32(g)), clip8(uint32(rb>>32))
 		}
 	}
 }
 
-// verticalPass is ImagingResampleVertical_8bpc; acc is its scratch, 3*W
-// sums, one row of the output at a time.
-func verticalPass(dst, src rgb, t *taps, acc []int32) {
-	const half = 1 << (precisionBits - 1)
+// verticalPass is ImagingResampleVertical_8bpc. For each output row it
+// takes the source rows of its taps (rows is scratch for them) and sums
+// down the columns two bytes at a time, in the lanes of one uint64.
+func verticalPass(dst, src rgb, t *taps, rows [][]byte) {
+	n := 3 * dst.W
 	for y := range dst.H {
-		for i := range acc {
-			acc[i] = half
-		}
 		k := t.w[y*t.size : y*t.size+t.count[y]]
-		for i, wt := range k {
-			in := src.row(t.first[y] + i)
-			in = in[:len(acc)]
-			for j, p := range in {
-				acc[j] += int32(p) * wt
-			}
+		rows = rows[:len(k)]
+		for i := range rows {
+			rows[i] = src.row(t.first[y] + i)[:n]
 		}
-		o := dst.row(y)
-		o = o[:len(acc)]
-		for j, s := range acc {
-			o[j] = clip8(s)
+		o := dst.row(y)[:n]
+		for j := 0; j+1 < n; j += 2 {
+			s := uint64(laneHalf)
+			for i, r := range rows {
+				p := r[j : j+2]
+				s += (uint64(p[0]) | uint64(p[1])<<32) * uint64(k[i])
+			}
+			o[j], o[j+1] = clip8(uint32(s)), clip8(uint32(s>>32))
+		}
+		if n%2 == 1 {
+			s := uint64(1 << (precisionBits - 1))
+			for i, r := range rows {
+				s += uint64(r[n-1]) * uint64(k[i])
+			}
+			o[n-1] = clip8(uint32(s))
 		}
 	}
 }

@@ -129,7 +129,7 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func pngOf(t *testing.T) []byte {
+func pngOf(t testing.TB) []byte {
 	var b bytes.Buffer
 	img := image.NewNRGBA(image.Rect(0, 0, 40, 30))
 	for i := range img.Pix {

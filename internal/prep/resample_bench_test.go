@@ -23,3 +23,15 @@ func BenchmarkResample(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkResampleVal(b *testing.B) {
+	var buf, out []byte
+	src := newRGB(&buf, 500, 375)
+	for i := range src.Pix {
+		src.Pix[i] = byte(i * 31 >> 3)
+	}
+	var r resampler
+	for b.Loop() {
+		r.resample(src, box{0, 0, 500, 375}, 341, 256, &out)
+	}
+}

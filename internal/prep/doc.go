@@ -44,7 +44,16 @@
 //     it, and after a resume.
 //   - Bad input is an error matching ErrImage (or ErrSpec for the spec), one
 //     line naming the problem and not the record: the caller adds the key.
-//     Never a panic, never a partly written or black image reported as good.
+//     Never a panic, never a partly written or black image reported as good:
+//     any libjpeg warning (a truncated stream, corrupt entropy-coded data)
+//     fails the record, as a crop larger than the image does (torchvision
+//     would pad it with black). The slot is not written on error.
+//   - PNG: alpha is dropped (not composited), palettes and gray expanded,
+//     16-bit samples keep their high byte. Raw Datums keep their stored
+//     channel order (Caffe's tools store BGR); HDF5 rows are HWC.
+//   - Memory: a Worker's three image buffers grow to the largest image it
+//     has met, each at most MaxPixels*3 bytes; the output goes straight into
+//     the caller's slot.
 //   - A Worker is not safe for concurrent use; a Pipeline is.
 //   - cgo is confined to turbojpeg.go; without cgo JPEG decode fails with
 //     ErrImage and everything else works.

@@ -76,6 +76,7 @@ func Parse(spec string) (*Pipeline, error) {
 	for i := 0; i < len(tokens); i++ {
 		tok := strings.TrimSpace(tokens[i])
 		name, arg, hasArg := strings.Cut(tok, ":")
+		name, arg = strings.TrimSpace(name), strings.TrimSpace(arg)
 		// normalize's "M1/M2/M3,S1/S2/S3" holds the step separator: its
 		// second half is the next token.
 		if name == "normalize" && strings.Contains(arg, "/") && i+1 < len(tokens) {

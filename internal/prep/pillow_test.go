@@ -8,10 +8,10 @@ import (
 )
 
 // imageFiles are the photographs decode is compared on: 4:2:0 and 4:4:4
-// JPEGs, odd sizes, portrait, progressive, grayscale, and PNGs of each
-// colour type PIL converts to RGB.
+// JPEGs, odd sizes, portrait, progressive, grayscale, JPEGs of Go's encoder
+// (gen --jpeg), and PNGs of each colour type PIL converts to RGB.
 var imageFiles = []string{"china.jpg", "flower.jpg", "china444.jpg", "portrait.jpg", "china_full.jpg",
-	"progressive.jpg", "gray.jpg", "rgb.png", "rgba.png", "gray.png", "palette.png"}
+	"progressive.jpg", "gray.jpg", "synthaa.jpg", "synthab.jpg", "rgb.png", "rgba.png", "gray.png", "palette.png"}
 
 // Decode alone equals Pillow's Image.open(f).convert("RGB") exactly: both
 // are libjpeg-turbo with the same (islow) DCT and fancy upsampling.
@@ -131,7 +131,7 @@ func samplesOf(n int) []Sample {
 // for the same box exactly when the JPEG is decoded at full size.
 func TestRandomResizedCropEqualsTorchvision(t *testing.T) {
 	dir := photoDir(t)
-	files := []string{"china.jpg", "flower.jpg", "portrait.jpg", "flower_big.jpg"}
+	files := []string{"china.jpg", "flower.jpg", "portrait.jpg", "flower_big.jpg", "synthaa.jpg"}
 	samples := samplesOf(12)
 	want := reference(t, resizedCropJobs(t, dir, files, samples))
 	p := mustParse(t, "decode,random_resized_crop:224,flip")

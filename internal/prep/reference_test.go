@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lmdbio/lmdbio/internal/datum"
+	"github.com/lmdbio/lmdbio/internal/gen"
 )
 
 // The reference tests compare prep with Pillow and torchvision, run by the
@@ -55,6 +56,15 @@ func ensurePhotos() string {
 			photos.why = "making the test photographs failed: " + lastLine(out)
 			os.RemoveAll(dir)
 			return
+		}
+		// Two of gen's synthetic photographs: JPEGs from Go's encoder, as
+		// lmdbio gen --jpeg writes them.
+		for i := range 2 {
+			if err := os.WriteFile(filepath.Join(dir, "synth"+itoa(i)+".jpg"), gen.Photo(1, i), 0o644); err != nil {
+				photos.why = err.Error()
+				os.RemoveAll(dir)
+				return
+			}
 		}
 		photos.dir = dir
 	})

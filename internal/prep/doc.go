@@ -22,7 +22,10 @@
 //     next step shrinks the image at least twofold, the JPEG is decoded at
 //     1/2, 1/4 or 1/8 scale in the DCT domain: the largest reduction that
 //     still leaves at least as many pixels as the step's output in each
-//     direction. Grayscale becomes RGB by replicating the channel, as PIL's
+//     direction. That changes pixels a little (the DCT reduction is sharper
+//     than Pillow's filter): within a mean of 2.5 levels, 98% of bytes within
+//     12, of the full-size result (tested; Pipeline.FullDecode turns it off).
+//     Grayscale becomes RGB by replicating the channel, as PIL's
 //     convert("RGB"); CMYK and YCCK JPEGs are refused (their conversion
 //     to RGB is not standard: Pillow's is naive and others use ICC profiles).
 //   - center_crop:S, random_resized_crop:S, resize:S, flip: torchvision's

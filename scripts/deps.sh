@@ -33,6 +33,7 @@ build=(
 	"MPI library and headers (pkg-config mpi, ompi-c, ompi or mpich, or mpicc)|mpi|libopenmpi-dev"
 	"MPI launcher (mpirun or mpiexec)|mpirun|openmpi-bin"
 	"HDF5 library and headers (pkg-config hdf5)|pc hdf5|libhdf5-dev"
+	"libjpeg-turbo's TurboJPEG library and headers (pkg-config libturbojpeg, the prep stage's JPEG decoder)|pc libturbojpeg|libturbojpeg0-dev"
 )
 test=(
 	"make|have make|make"
@@ -43,6 +44,9 @@ test=(
 	"h5py (writes the HDF5 test files with libhdf5)|pymod h5py|python3-h5py"
 	"C++ compiler (the Caffe-MPI example)|have g++|g++"
 	"protoc and libprotobuf (the Caffe-MPI example's Datum)|have protoc && pc protobuf|protobuf-compiler libprotobuf-dev"
+	"Pillow (the prep tests' reference decode and resize)|pymod PIL|python3-pil"
+	"torchvision (the prep tests' reference transforms)|pymod torchvision|python3-torchvision"
+	"scikit-learn (its sample photographs, the prep tests' images)|pymod sklearn|python3-sklearn"
 )
 slurm=(
 	"Slurm (slurmctld, slurmd, srun)|have slurmctld && have slurmd && have srun|slurm-wlm"

@@ -25,6 +25,7 @@ type genOptions struct {
 	size       string
 	out        string
 	datum      bool
+	jpeg       bool
 	seed       int64
 	order      string
 	txnRecords int
@@ -40,6 +41,7 @@ func newGenCommand() *cobra.Command {
 	opt := genOptions{records: 1000, size: "110KiB,20KiB", seed: 1, order: "key", format: "lmdb"}
 	cmd := &cobra.Command{
 		Use: "gen --records N --size MEAN[,SD] [--datum] [--seed S] [--out] DIR\n" +
+			"  lmdbio gen --jpeg --records N [--seed S] [--out] DIR\n" +
 			"  lmdbio gen --format hdf5 --records N --size CxHxW|BYTES [--chunk ROWS] [--gzip LEVEL] [--shuffle-filter] [--out] FILE",
 		Short: "Write a synthetic ImageNet-like LMDB or HDF5 dataset for benchmarks and tests",
 		Long: `
@@ -47,7 +49,11 @@ func newGenCommand() *cobra.Command {
 Creates DIR/data.mdb with --records records keyed as Caffe's convert_imageset
 keys them ("00000042_n01440764/n01440764_42.JPEG"). Value sizes follow a
 normal distribution (--size MEAN,SD); values are incompressible random bytes,
-wrapped in a Caffe Datum of 3 channels with --datum. The same
+wrapped in a Caffe Datum of 3 channels with --datum. With --jpeg every value
+is instead an encoded Datum (as convert_imageset --encoded writes) holding a
+JPEG of a synthetic photograph of an ImageNet-like size (most 500x375 or
+375x500), with edges, texture and noise, about as large as a photograph: data
+for the decode and augmentation pipeline (--size does not apply). The same
 flags always give the same records; --order random inserts them in a random
 order over many transactions, which scatters them over the file.
 
@@ -64,6 +70,9 @@ cannot create and a dataset the file system has no room for; a run that
 fails later removes what it created.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opt.jpeg && cmd.Flags().Changed("size") {
+				return cli.Usagef("--jpeg writes photographs of ImageNet's sizes: --size does not apply")
+			}
 			out, err := genOutput(opt.out, args)
 			if err != nil {
 				return err
@@ -76,6 +85,7 @@ fails later removes what it created.`,
 	f.StringVar(&opt.size, "size", opt.size, "value size: MEAN[,SD] (e.g. 110KiB,20KiB)")
 	f.StringVar(&opt.out, "out", "", "directory to write the dataset into")
 	f.BoolVar(&opt.datum, "datum", opt.datum, "wrap values in a Caffe Datum")
+	f.BoolVar(&opt.jpeg, "jpeg", opt.jpeg, "values are encoded Datums of JPEG photographs (synthetic, ImageNet-like)")
 	f.Int64Var(&opt.seed, "seed", opt.seed, "random seed")
 	f.StringVar(&opt.order, "order", opt.order, "insertion order: key or random")
 	f.IntVar(&opt.txnRecords, "txn-records", 0, "records per write transaction (0: 1000)")
@@ -131,7 +141,7 @@ func runGen(dir string, opt genOptions) error {
 		return err
 	}
 	gopt := gen.Options{Records: opt.records, MeanSize: int(mean), StdDev: int(sd),
-		Datum: opt.datum, Seed: opt.seed, TxnRecords: opt.txnRecords, Overwrite: opt.overwrite}
+		Datum: opt.datum, JPEG: opt.jpeg, Seed: opt.seed, TxnRecords: opt.txnRecords, Overwrite: opt.overwrite}
 	switch opt.order {
 	case "key":
 		gopt.Order = gen.KeyOrder
@@ -183,8 +193,8 @@ func writeGen(path string, opt genOptions, write func(progress func(done, total 
 
 // runGenHDF5 writes an HDF5 file of image rows and labels.
 func runGenHDF5(path string, opt genOptions) error {
-	if opt.datum || opt.order != "key" || opt.txnRecords != 0 {
-		return cli.Usagef("--datum, --order and --txn-records are for --format lmdb")
+	if opt.datum || opt.jpeg || opt.order != "key" || opt.txnRecords != 0 {
+		return cli.Usagef("--datum, --jpeg, --order and --txn-records are for --format lmdb")
 	}
 	shape, err := parseImageShape(opt.size)
 	if err != nil {

@@ -36,6 +36,10 @@ type Options struct {
 	Datum    bool // wrap values in a Caffe Datum
 	Seed     int64
 	Order    Order
+	// JPEG makes every value an encoded Datum holding a JPEG of a synthetic
+	// photograph of an ImageNet-like size (see Photo); MeanSize and StdDev
+	// are then unused, except to size the map at first.
+	JPEG bool
 	// TxnRecords is the number of records per write transaction; 0 means
 	// 1000. A transaction also ends once it holds maxTxnBytes of values.
 	TxnRecords int

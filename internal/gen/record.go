@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/lmdbio/lmdbio/internal/datum"
 )
@@ -28,6 +30,8 @@ type records struct {
 	key   []byte
 	data  []byte // random payload
 	value []byte // Datum encoding of data
+	// photos holds JPEGs made ahead by makePhotos, by record number.
+	photos map[int][]byte
 }
 
 func newRecords(opt Options) *records {
@@ -44,6 +48,9 @@ func newRecords(opt Options) *records {
 func (r *records) record(i int) (key, value []byte) {
 	binary.LittleEndian.PutUint64(r.seed[8:], uint64(i))
 	r.src.Seed(r.seed)
+	if r.opt.JPEG {
+		return r.photo(i)
+	}
 	size := r.size()
 	label := r.rng.IntN(numClasses)
 	r.key = appendKey(r.key[:0], i, label)
@@ -56,6 +63,52 @@ func (r *records) record(i int) (key, value []byte) {
 	d := datum.Datum{Channels: 3, Height: int32(h), Width: int32(w), Data: r.data, Label: int32(label)}
 	r.value = d.Marshal(r.value[:0])
 	return r.key, r.value
+}
+
+// photo returns record i of a JPEG dataset: an encoded Datum, as
+// convert_imageset --encoded writes it, of synthetic photograph i.
+func (r *records) photo(i int) (key, value []byte) {
+	label := r.rng.IntN(numClasses)
+	r.key = appendKey(r.key[:0], i, label)
+	data, ok := r.photos[i]
+	if ok {
+		delete(r.photos, i)
+	} else {
+		data = Photo(r.opt.Seed, i)
+	}
+	d := datum.Datum{Data: data, Label: int32(label), Encoded: true}
+	r.value = d.Marshal(r.value[:0])
+	return r.key, r.value
+}
+
+// photoBatch is how many photographs makePhotos is asked for at a time:
+// enough to keep every core busy, few enough to hold in memory.
+const photoBatch = 64
+
+// makePhotos encodes the photographs of records ids on all cores (one
+// takes some 20 ms), for photo to take instead of making them one by one.
+func (r *records) makePhotos(ids []int) {
+	r.photos = make(map[int][]byte, len(ids))
+	made := make([][]byte, len(ids))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				made[k] = Photo(r.opt.Seed, ids[k])
+			}
+		}()
+	}
+	for k := range ids {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for k, id := range ids {
+		r.photos[id] = made[k]
+	}
 }
 
 // size draws a value size from Normal(MeanSize, StdDev), from 1 to

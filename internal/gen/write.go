@@ -177,6 +177,9 @@ func (l *loader) txn() (n int, bytes int64, err error) {
 		}
 		n, bytes = 0, 0
 		for l.done+n < l.opt.Records && n < l.opt.TxnRecords && bytes < maxTxnBytes {
+			if l.opt.JPEG && n%photoBatch == 0 {
+				l.makePhotos(l.done + n)
+			}
 			key, value := l.recs.record(l.recordAt(l.done + n))
 			if err := txn.Put(dbi, key, value, 0); err != nil {
 				return err
@@ -187,6 +190,16 @@ func (l *loader) txn() (n int, bytes int64, err error) {
 		return nil
 	})
 	return n, bytes, err
+}
+
+// makePhotos makes ahead the photographs of the records inserted from
+// position pos on.
+func (l *loader) makePhotos(pos int) {
+	ids := make([]int, 0, photoBatch)
+	for p := pos; p < min(pos+photoBatch, l.opt.Records); p++ {
+		ids = append(ids, l.recordAt(p))
+	}
+	l.recs.makePhotos(ids)
 }
 
 // recordAt returns the number of the record inserted pos-th.

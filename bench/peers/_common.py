@@ -1,13 +1,13 @@
 """Shared code of the peer baselines: the consumers, the clock, the result line, errors.
 
 Every peer performs the same consumer work as lmdbio's learners in
-`lmdbio bench`: "sha256" is the digest of `lmdbio digest` (for each record,
+`lmdbio-bench bench`: "sha256" is the digest of `lmdbio digest` (for each record,
 SHA-256(key || value), the first 8 bytes read as a little-endian uint64, summed
 modulo 2^64; equal digests prove that a peer read every record exactly once);
 "touch" reads one byte in every page of every value, the last page included.
 
 Times count from the start of the process, taken from the kernel
-(/proc/self/stat) the way `lmdbio bench` takes its own, so a peer's window and
+(/proc/self/stat) the way `lmdbio-bench bench` takes its own, so a peer's window and
 lmdbio's begin at the same event. The module holds no state beyond constants.
 """
 
@@ -33,7 +33,7 @@ def process_age() -> float:
     """Seconds since this process was started (exec'd).
 
     The kernel's start time (field 22 of /proc/self/stat, in clock ticks after
-    boot) against CLOCK_BOOTTIME, as `lmdbio bench` measures its own learners:
+    boot) against CLOCK_BOOTTIME, as `lmdbio-bench bench` measures its own learners:
     resolution one clock tick (10 ms). Raises OSError where /proc has no stat.
     """
     with open("/proc/self/stat", "rb") as f:
@@ -174,7 +174,7 @@ class EpochLog:
     batch (iter() included, which forks the workers) is the epoch's stall.
     An epoch's seconds run from the end of the one before (the first: the
     start of the epoch loop) to its last batch, so start-up and the epochs
-    add up to the window, as lmdbio bench counts its own epochs.
+    add up to the window, as lmdbio-bench bench counts its own epochs.
     """
 
     tally: Tally

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Client is a learner's end of the ring. It belongs to one goroutine: Recv,
+// Client is a learner's end of the handoff. It belongs to one goroutine: Recv,
 // Release, Fail and Close must not be called concurrently.
 type Client struct {
 	conn      *net.UnixConn

@@ -1,10 +1,13 @@
-// Package ring hands batch descriptors from a node's reader (the node leader)
-// to the learners on the same node.
+// Package handoff hands batch descriptors from a node's reader (the node
+// leader) to the learners on the same node.
+//
+// The package was called ring: its error messages still begin with
+// "ring:", as users and their scripts know them.
 //
 // # Overview
 //
-// The data never travels through the ring: the node leader has already read it
-// into a shared-memory arena, so a message only says where each record of a
+// The data never travels through the handoff: the node leader has already
+// read it into a shared-memory arena, so a message only says where each record of a
 // batch lies in that arena (a few dozen bytes per record). The learner answers
 // with Release once it is done with the batch, which tells the leader that the
 // arena bytes may be reused; that answer is the pipeline's backpressure.

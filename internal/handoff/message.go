@@ -108,7 +108,7 @@ type Bye struct{}
 // Welcome is the node reader's answer to Hello. It travels with the node's
 // shared-memory files (SCM_RIGHTS), in the order the Items' Segment numbers
 // refer to them, and carries Config: what the learner needs to know about
-// the run, opaque to the ring (the loader puts JSON there).
+// the run, opaque to the handoff (the loader puts JSON there).
 type Welcome struct {
 	Config []byte
 }

@@ -25,7 +25,7 @@ const helloTimeout = 5 * time.Second
 // longAgo is a deadline in the past: setting it wakes a blocked call at once.
 var longAgo = time.Unix(1, 0)
 
-// Server is the node leader's end of the ring: one connection per local
+// Server is the node leader's end of the handoff: one connection per local
 // learner, local ranks 0..learners-1.
 //
 // Send and Fail are safe for concurrent use. Accept and Close are called by

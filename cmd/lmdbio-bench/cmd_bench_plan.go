@@ -54,11 +54,9 @@ func (s benchStep) String() string {
 // torch-lmdbio at the job's size; the single-process peers) run one after
 // another, in an order that changes from round to round so that each of
 // two contenders runs before the other in as many rounds as after it (see
-// balancedOrder). Which of two runs goes first matters: on the project's
-// virtual disk the second of two cold runs in a row took 5 to 8% longer
-// than the first, and rotating all of a round's contenders as one list ran
-// the default mode after lmdb in 15 of 20 rounds at each rank count, which
-// tilted default ÷ lmdb by about 3.5%.
+// balancedOrder). Which of two runs goes first matters: the second of two
+// cold runs in a row is slower
+// (docs/decisions/0014-bench-order-and-paired-ratios.md).
 func benchSchedule(cfg benchConfig, ranks []int, world int) []benchStep {
 	var steps []benchStep
 	for round := 1; round <= cfg.rounds; round++ {

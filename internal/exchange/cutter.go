@@ -20,10 +20,10 @@ const (
 // own, sent from where it lies in shared memory: MPI copies it once, into
 // the receiver's buffer (with cross-memory attach the receiver reads the
 // node reader's pages through the kernel, never through the node reader's
-// mapping, which on a virtual machine that shadows page tables would pay
-// 16 µs for every page it had not met). Smaller values are packed
-// together: they share pages, and a message each would cost more than the
-// copy.
+// mapping, which would pay a first touch for every page it had not met:
+// docs/decisions/0009-exchange-memory-and-polling.md). Smaller values are
+// packed together: they share pages, and a message each would cost more
+// than the copy.
 const directFrom = 16 << 10
 
 // message is one message of a peer's stream (see cutter): n bytes of the

@@ -6,13 +6,13 @@ import "fmt"
 // from exchange to exchange, and writes each into the receive region with
 // pwrite as it arrives. MPI's copy into the region through the node
 // reader's mapping would fault every page of it into the node reader,
-// which never reads them (19 µs a page on a virtual machine that shadows
-// page tables, against 1.1 µs for pwrite). Each peer's messages are
-// received in the order it sends them (MPI keeps the messages of a pair in
-// order), cut from its stream as it cuts them (see cutter), and every peer
-// with bytes left always has a receive posted, so a sender waiting for a
-// message to go never waits for a receive nobody posts. Without a file for
-// the region, messages are received in place.
+// which never reads them; pwrite does not, and is far cheaper
+// (docs/decisions/0009-exchange-memory-and-polling.md). Each peer's
+// messages are received in the order it sends them (MPI keeps the messages
+// of a pair in order), cut from its stream as it cuts them (see cutter),
+// and every peer with bytes left always has a receive posted, so a sender
+// waiting for a message to go never waits for a receive nobody posts.
+// Without a file for the region, messages are received in place.
 type inbox struct {
 	tr      Transport
 	piece   int

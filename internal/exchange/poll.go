@@ -9,14 +9,14 @@ import (
 // poll calls step until it says nothing is pending; step tests requests
 // and says whether any completed. A large message moves only while both
 // ends call into MPI (a shared-memory or TCP transport copies it fragment
-// by fragment as the ranks poll), so the exchanger tests the requests back to back,
-// yielding to other goroutines in between: pauses would slow every exchange
-// to their pace (measured: sleeps of at most 1 ms or 20 µs between tests
-// made an epoch's exchanges 3-5 times slower). While none of the requests
-// completes for spinFor, a peer is still reading its share, and the
-// exchanger sleeps between tests, up to maxPause, leaving the cores to the
-// ranks that work. It does not give up: a peer that died ends the whole job
-// through the launcher.
+// by fragment as the ranks poll), so the exchanger tests the requests back
+// to back, yielding to other goroutines in between: pauses would slow every
+// exchange to their pace, even short ones several times over
+// (docs/decisions/0009-exchange-memory-and-polling.md). While none of the
+// requests completes for spinFor, a peer is still reading its share, and
+// the exchanger sleeps between tests, up to maxPause, leaving the cores to
+// the ranks that work. It does not give up: a peer that died ends the whole
+// job through the launcher.
 func poll(step func() (moved, more bool, err error)) error {
 	last, pause := time.Now(), time.Duration(0)
 	for {

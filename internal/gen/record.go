@@ -85,8 +85,8 @@ func (r *records) photo(i int) (key, value []byte) {
 // enough to keep every core busy, few enough to hold in memory.
 const photoBatch = 64
 
-// makePhotos encodes the photographs of records ids on all cores (one
-// takes some 20 ms), for photo to take instead of making them one by one.
+// makePhotos encodes the photographs of records ids on all cores (each is
+// slow to make), for photo to take instead of making them one by one.
 func (r *records) makePhotos(ids []int) {
 	r.photos = make(map[int][]byte, len(ids))
 	made := make([][]byte, len(ids))

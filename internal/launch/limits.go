@@ -13,14 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// What every rank started on this host takes of it, at least. Measured with
-// idle Go+MPI ranks (lmdbio-bench mpibench under Open MPI 4.1, 2 cores): 8.3 to
-// 9.4 MiB of available memory and 7 to 8 threads each. mpirun keeps about
-// 3.5 open files for every rank it starts (pipes for the rank's input and
-// output; an MPI rank's PMIx socket) and some 60 of its own: with its limit
-// at 512, 1024 and 2048 open files it failed from about 130, 275 and 570
-// ranks ("system limit on number of pipes"), then hung instead of exiting,
-// or spent minutes aborting.
+// What every rank started on this host takes of it, at least, and the open
+// files mpirun keeps for itself and per rank, as measured of idle ranks
+// (docs/decisions/0015-launch-host-limits.md).
 const (
 	rankMemory         = 8 << 20
 	rankThreads        = 7

@@ -14,12 +14,9 @@ import (
 // bounded distance ahead.
 //
 // A region goes at the lowest offset where it fits, so the windows in
-// flight keep to the lowest pages of the buffer rather than sweeping all of
-// it as a ring would: every process pays for its first touch of a page (16
-// µs a page on a virtual machine that shadows page tables, 0.04 µs once
-// touched), and windows much smaller than the buffer, such as the exchanges
-// of cached epochs, would otherwise meet pages fresh to the node reader and
-// to the learners for many epochs.
+// flight keep to pages the node reader and the learners have touched
+// rather than sweeping the buffer as a ring would: a first touch is dear
+// (docs/decisions/0008-arena-placement.md).
 type arena struct {
 	size int64
 	// reserve, when set, allocates the buffer's pages [off, off+n) before
@@ -29,8 +26,8 @@ type arena struct {
 	// it, and a shortage of shared memory is still an error, not a SIGBUS.
 	reserve func(off, n int64) error
 	// reserved has a bit per page of the buffer, set once the page is
-	// reserved: reserving a reserved page again costs more than the first
-	// time (12 ms against 5 for 64 MiB of tmpfs on this project's machine).
+	// reserved: reserving a page again costs more than the first time
+	// (docs/decisions/0008-arena-placement.md).
 	resMu    sync.Mutex
 	reserved []uint64
 
@@ -54,8 +51,7 @@ func newArena(size int64) *arena {
 // has no gap of n bytes. The region's first loaded bytes are filled by
 // loads that reserve their own pages (ensure) just before they read into
 // them: a window's first read then goes out at once instead of after all
-// of the window's pages (6.7 ms for the first 64 MiB window at one
-// emulated host).
+// of the window's pages are reserved (docs/decisions/0008-arena-placement.md).
 func (a *arena) alloc(ctx context.Context, n, loaded int64, batches []uint64) (int64, error) {
 	n = roundUp(n, alignment)
 	if n > a.size {

@@ -12,12 +12,10 @@ const hugeAlign = 2 << 20
 
 // mapBuffers returns n bytes of fresh anonymous memory for buffers a node
 // reader keeps for its whole run, asking the kernel for transparent huge
-// pages, and the function that unmaps it. Fresh memory costs a page fault
-// at its first touch: per 4 KiB page, 16–40 µs on a virtual machine that
-// shadows page tables, where a job's first exchange of 21 MB per node
-// took 0.5 s while its send and receive buffers were met and later ones
-// 0.04 s. Without huge pages (THP off, or no mapping) it still works, a
-// page at a time.
+// pages, and the function that unmaps it: fresh memory costs a page fault
+// per page at its first touch, which slowed a job's first exchange
+// (docs/decisions/0009-exchange-memory-and-polling.md). Without huge pages
+// (THP off, or no mapping) it still works, a page at a time.
 func mapBuffers(n int) ([]byte, func()) {
 	mem, err := unix.Mmap(-1, 0, n+hugeAlign, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {

@@ -12,19 +12,15 @@ import (
 //
 //   - on a network or cluster file system, whose clients would cut the
 //     node reader's large reads into readahead-sized requests and keep a
-//     second copy in their page cache (measured through an emulated PFS
-//     client with 1 MiB readahead: 4 hosts read 1.3 times as fast with
-//     direct I/O);
+//     second copy in their page cache;
 //   - when the node readers fill node caches (several epochs, a cache not
 //     turned off) from a file that is not in this node's page cache: the
 //     cache keeps every byte it reads, so a copy in the page cache only
 //     doubles the memory the first epoch fills, and the node reader's copy
-//     touches every page of the cache (measured on a virtual machine where
-//     fresh memory and a process's first touch of a page are dear, 4
-//     virtual nodes of 2 learners, cold, two runs: the first epoch of the
-//     chunk order 2.9-3.1 s direct against 9.4-10.1 s buffered, the file's
-//     order 1.7-1.8 s against 10.2-11.6 s, the lmdb mode 3.2-3.9 s). A
-//     file already in the page cache is read from it.
+//     touches every page of the cache. A file already in the page cache is
+//     read from it.
+//
+// Direct I/O was the faster in both (docs/decisions/0010-direct-io-choice.md).
 //
 // The node readers agree (in agreeOptions), since it changes how every
 // node aligns its reads and so the windows they must cut alike: direct

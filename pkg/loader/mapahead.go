@@ -3,18 +3,14 @@ package loader
 // mapAhead maps a learner's view of the node cache in the background.
 // When the order changes every epoch, a learner gets other records of its
 // node's cache each epoch and would fault the pages of each in as it first
-// touches them: measured, the first cached shuffled epoch of 4 nodes × 2
-// learners took 0.09 s instead of 0.05 s for those faults alone. Mapped
-// while the cache fills (an epoch that waits for storage), the pages are
-// there when a later epoch needs them. The cost is a learner's page table
-// for the whole cache (1/512 of its size) at once rather than over the
-// epochs (bounded: see mapsAhead), and pages not yet filled are allocated a little earlier than
-// the node reader would (it reserves the cache's memory up front anyway).
-// It runs at the lowest priority, on what the cores leave over: on 2 cores,
-// where the filling epoch is bound by CPU, at normal priority it made that
-// epoch 1.31× the unshuffled one (1.12× without mapping ahead), at nice 19
-// 1.15×, while the first cached epoch took 0.054 s either way (0.090 s
-// without).
+// touches them. Mapped while the cache fills (an epoch that waits for
+// storage), the pages are there when a later epoch needs them. The cost is
+// a learner's page table for the whole cache (1/512 of its size) at once
+// rather than over the epochs (bounded: see mapsAhead), and pages not yet
+// filled are allocated a little earlier than the node reader would (it
+// reserves the cache's memory up front anyway). It runs at the lowest
+// priority, on what the cores leave over, so that it slows the filling
+// epoch little (docs/decisions/0012-map-cache-ahead.md).
 type mapAhead struct {
 	stop, done chan struct{}
 }

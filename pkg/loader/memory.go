@@ -75,9 +75,8 @@ func (ix *indexProducer) cacheCapacity(readers int) (capacity, spare int64, err 
 // never again: a cache would only take a fresh page of shared memory for
 // every byte read (allocated and zeroed by the kernel before the read, and
 // faulted into the learners that touch it), where the arena's windows
-// reuse theirs. Measured through a FUSE client with O_DIRECT, 4 learners
-// on 2 cores: 918 MB/s without it against 845 with it, the first batch
-// after 0.19 s instead of 0.5 s.
+// reuse theirs: slower, and a later first batch
+// (docs/decisions/0011-no-cache-for-a-single-ordered-epoch.md).
 func cacheServes(shuffle sampler.Shuffle, epochsLeft int) bool {
 	return epochsLeft > 1 || shuffle != sampler.None
 }

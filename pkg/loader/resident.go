@@ -37,11 +37,8 @@ func (l *residentRead) read(ctx context.Context) error {
 // makeResident reads the span unless the page cache holds it. Where the
 // kernel can, nothing is copied: it sends the span to /dev/null, else
 // faults its pages into the node reader's mapping; else it reads the span
-// into scratch memory and drops it. Measured on this project's virtual
-// disk, 16 MiB spans 8 at a time: faulting in was 1.1 times as fast as
-// preads into scratch memory (2 times with 4 MiB spans), and sending 1.08
-// times as fast as faulting in, with a quarter less system time: the node
-// reader maps no pages, only the learners do.
+// into scratch memory and drops it: the fastest first
+// (docs/decisions/0013-views-residency-and-heads.md).
 func (l *residentRead) makeResident() error {
 	end := l.span.Offset + l.span.Length
 	if end > int64(len(l.view.mem)) {

@@ -15,7 +15,7 @@ import (
 // in shared memory. The node reader then only makes the bytes resident
 // before a batch goes out: it reads the large coalesced spans that are not
 // in the page cache yet, without copying or mapping their bytes (see
-// load.makeResident), and skips those that are. A warm page cache is then
+// residentRead.makeResident), and skips those that are. A warm page cache is then
 // read as fast as by mmap, and a cold one with LMDBIO's few large
 // sequential reads. It is safe only while
 // the file's bytes cannot change under the learners: for LMDB, while the
@@ -134,10 +134,8 @@ func (ld *leader) mayView() bool {
 // value they view, where the source has one (LMDB: the page or node header
 // and key); nil where they do not view the file. Each learner reads those
 // bytes on the first page of the value, which its consumer reads anyway;
-// the node reader would need a read of its own for each record. With one
-// such pread per record on the node reader, from a warm page cache on 2
-// cores, the default mode ran at 0.78 times liblmdb's speed with 4 and with
-// 8 learners; with the learners checking, at 0.97 and 0.99 times.
+// the node reader would need a read of its own for each record, which
+// slowed the default mode (docs/decisions/0013-views-residency-and-heads.md).
 func (ld *nodeParts) heads() *index.Heads {
 	h, ok := ld.ds.src.(interface{ Heads() index.Heads })
 	if ld.view == nil || !ok {

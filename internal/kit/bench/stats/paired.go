@@ -10,8 +10,8 @@ import (
 // 95% confidence interval (Student's t on the logarithms). Interleaving
 // puts both contenders under the same drift of the machine within a round,
 // so the per-round ratio cancels what swings between rounds, such as a
-// virtual disk that reads at 1.1 GB/s in one round and 2 GB/s in the next;
-// a ratio of medians over rounds keeps that swing.
+// disk's speed; a ratio of medians over rounds keeps that swing
+// (docs/decisions/0014-bench-order-and-paired-ratios.md).
 type Paired struct {
 	N                  int
 	GeoMean, Low, High float64

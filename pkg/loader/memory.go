@@ -79,7 +79,7 @@ func (ix *indexProducer) cacheCapacity(readers int) (capacity, spare int64, err 
 // on 2 cores: 918 MB/s without it against 845 with it, the first batch
 // after 0.19 s instead of 0.5 s.
 func cacheServes(shuffle sampler.Shuffle, epochsLeft int) bool {
-	return epochsLeft > 1 || shuffle != sampler.None
+	return epochsLeft > 1 || shuffle.Random()
 }
 
 // cacheRoom is the memory one of readers node readers on this host may keep
@@ -124,7 +124,7 @@ func pageTablesFit(learners int, cache, memTotal int64) bool {
 // fills it, and room for the page tables of all the learners on the host.
 func (ix *indexProducer) mapsAhead() bool {
 	p := ix.plan
-	if ix.cache.seg == nil || ix.opt.Shuffle == sampler.None || ix.opt.Epochs-p.firstEpoch() < 2 {
+	if ix.cache.seg == nil || !ix.opt.Shuffle.Random() || ix.opt.Epochs-p.firstEpoch() < 2 {
 		return false
 	}
 	mem, err := meminfo.Read()

@@ -25,6 +25,7 @@ type runPlan struct {
 
 	n         int     // records
 	posRecord []int32 // record at each position (file order)
+	keyPos    []int32 // position of each record (key order), for shuffle none
 	fileOrder []int32 // blocks by file offset
 	pieces    *schedule.Pieces
 	pieceOf   []int32          // block of each piece, for decoded sources
@@ -136,6 +137,29 @@ func (p *runPlan) layOut() {
 		s.BlockCost[b] = p.readRoom(int32(b))
 	}
 	p.layout = s
+	if p.opt.Shuffle == sampler.None {
+		p.keyPos = make([]int32, p.n)
+		for q, r := range p.posRecord {
+			p.keyPos[r] = int32(q)
+		}
+	}
+}
+
+// population is the positions an epoch's order is drawn from, in the order
+// that shuffle none keeps: the records' key order, as LMDB's cursor walks
+// them (records are numbered in key order), so that a run compares with a
+// reader that walks the cursor. Within a leaf page LMDB stores values from
+// the page's end down, so the file's order (shuffle file, and the order the
+// other shuffles are drawn from) reverses keys within every page; the node
+// reader still reads by windows, in file order, and hands a window's
+// records out in key order. Where the keys were inserted in their order,
+// a window's records are a few neighbouring pages; where they were not,
+// the records of a window are scattered over the file.
+func (p *runPlan) population() []int32 {
+	if p.keyPos != nil {
+		return p.keyPos
+	}
+	return identityPositions(p.n)
 }
 
 // readRoom is the arena room block b takes when read into the arena: its
@@ -148,22 +172,25 @@ func (p *runPlan) readRoom(b int32) int64 {
 	return roundUp(p.pieces.Ext[b].Len, alignment) + alignment
 }
 
-// own gives every block to a node: contiguous ranges of the file. With
-// None and Local a node owns the share its learners read (Sequential
-// shares), with Chunk and Global a share proportional to its learners. A
-// block belongs to the node whose share holds its first record.
+// own gives every block to a node: contiguous ranges of the population
+// (see population), which for every shuffle but none are contiguous ranges
+// of the file. With None, File and Local a node owns the share its learners
+// read (Sequential shares), with Chunk and Global a share proportional to
+// its learners. A block belongs to the node whose share holds the first of
+// its records in the population.
 func (p *runPlan) own() error {
 	cut, err := assign.Cut(p.n, p.batching, p.opt.Shuffle)
 	if err != nil {
 		return err
 	}
+	owned := make([]bool, len(p.layout.BlockOwner))
 	node := 0
-	for q := range p.n {
-		for node+1 < len(cut)-1 && q >= cut[node+1] {
+	for i, q := range p.population() {
+		for node+1 < len(cut)-1 && i >= cut[node+1] {
 			node++
 		}
-		b := p.layout.PosBlock[q]
-		if q == 0 || b != p.layout.PosBlock[q-1] {
+		if b := p.layout.PosBlock[q]; !owned[b] {
+			owned[b] = true
 			p.layout.BlockOwner[b] = int32(node)
 		}
 	}
@@ -273,7 +300,7 @@ func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
 		ep, err := p.remainder(r)
 		return ep, 0, err
 	}
-	ep, err := p.build(e, identityPositions(p.n), p.batching)
+	ep, err := p.build(e, p.population(), p.batching)
 	if r := p.resume; err == nil && r != nil && e == r.Epoch {
 		err = r.fits(ep.Rounds())
 		return ep, r.GlobalBatches, err
@@ -283,7 +310,7 @@ func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
 
 func (p *runPlan) build(e int, pop []int32, l assign.Layout) (*assign.Epoch, error) {
 	switch p.opt.Shuffle {
-	case sampler.None:
+	case sampler.None, sampler.File:
 		return assign.Sequential(pop, l)
 	case sampler.Local:
 		return assign.Local(pop, l, p.opt.Seed, e)
@@ -311,7 +338,7 @@ func (p *runPlan) sameWorld(r *State) bool { return slices.Equal(r.NodeSizes, p.
 // world (None, Local) when the world changed: the records the saved run
 // had not delivered, shared out among this run's learners.
 func (p *runPlan) remainder(r *State) (*assign.Epoch, error) {
-	old, err := p.build(r.Epoch, identityPositions(p.n), assign.Layout{Batch: r.GlobalBatch / sum(r.NodeSizes),
+	old, err := p.build(r.Epoch, p.population(), assign.Layout{Batch: r.GlobalBatch / sum(r.NodeSizes),
 		NodeSizes: r.NodeSizes, Remainder: p.opt.Remainder})
 	if err != nil {
 		return nil, fmt.Errorf("%w: the saved run's layout: %v", ErrBadInput, err)
@@ -326,9 +353,9 @@ func (p *runPlan) remainder(r *State) (*assign.Epoch, error) {
 		}
 	}
 	var rest []int32
-	for q := range p.n {
+	for _, q := range p.population() {
 		if !done[q] {
-			rest = append(rest, int32(q))
+			rest = append(rest, q)
 		}
 	}
 	l := p.batching

@@ -366,18 +366,6 @@ func TestEdgeNumbers(t *testing.T) {
 	}
 }
 
-// checkEven checks that round's batches differ by at most one record.
-func checkEven(t *testing.T, what string, e *Epoch, round int) {
-	t.Helper()
-	lo, hi := math.MaxInt, 0
-	for j := range e.Learners() {
-		lo, hi = min(lo, len(e.Learner(j, round))), max(hi, len(e.Learner(j, round)))
-	}
-	if hi-lo > 1 {
-		t.Fatalf("%s: round %d's batches from %d to %d records", what, round, lo, hi)
-	}
-}
-
 func TestParseRemainder(t *testing.T) {
 	for _, s := range []string{"drop-last", "pad", "keep"} {
 		r, err := ParseRemainder(s)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os/exec"
 	"testing"
 
@@ -147,5 +148,17 @@ json.dump(out, sys.stdout)
 				t.Errorf("%+v rank %d: torch gives batches %v, %d real; the formulas %v, %d", c, j, sizes, real, wantSizes, wantReal)
 			}
 		}
+	}
+}
+
+// checkEven checks that round's batches differ by at most one record.
+func checkEven(t *testing.T, what string, e *Epoch, round int) {
+	t.Helper()
+	lo, hi := math.MaxInt, 0
+	for j := range e.Learners() {
+		lo, hi = min(lo, len(e.Learner(j, round))), max(hi, len(e.Learner(j, round)))
+	}
+	if hi-lo > 1 {
+		t.Fatalf("%s: round %d's batches from %d to %d records", what, round, lo, hi)
 	}
 }

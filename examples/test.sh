@@ -145,11 +145,12 @@ agent_leave() {
 agent_leave
 
 # torchrun starts processes without MPI: each would read everything alone.
+# The job's first process (RANK=0) says so in one line.
 for cmd in "bin/lmdbio digest" "$python -m lmdbio digest"; do
 	rc=0
 	# $cmd is split on purpose: a program and its arguments.
 	# shellcheck disable=SC2086
-	out=$(RANK=1 WORLD_SIZE=4 $cmd "$ds" 2>"$tmp/stderr") || rc=$?
+	out=$(RANK=0 WORLD_SIZE=4 $cmd "$ds" 2>"$tmp/stderr") || rc=$?
 	if [ "$rc" -eq 2 ] && [ -z "$out" ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q "lmdbio run -n 4 -- " "$tmp/stderr"; then
 		echo "PASS launcher without MPI: $cmd"
 	else

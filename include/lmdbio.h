@@ -229,11 +229,11 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *                     records that do not fill a round: pad (repeat records to
  *                     fill it), drop-last, or keep (every record exactly once;
  *                     short last batches) (pad)
- *   shuffle=none|chunk|global|local
- *                     order of every epoch: none (the file's order), chunk
- *                     (shuffled chunks of the file), global (a random
- *                     permutation) or local (each node shuffles its own share)
- *                     (none)
+ *   shuffle=none|file|chunk|global|local
+ *                     order of every epoch: none (key order, as LMDB's cursor
+ *                     walks it), file (the file's order), chunk (shuffled
+ *                     chunks of the file), global (a random permutation) or
+ *                     local (each node shuffles its own share) (none)
  *   seed=N            seed of the shuffles (0)
  *   chunk=SIZE        shuffle chunk: about the bytes of values per chunk (their
  *                     number is rounded to whole windows) (64MiB)
@@ -244,8 +244,8 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *   cache=auto|off|SIZE
  *                     shared memory per node for a cache of the samples it
  *                     loaded, never evicted: a size, auto (what fits; none for
- *                     a single epoch in the file's order, which reads no sample
- *                     twice) or off (also 0) (auto)
+ *                     a single unshuffled epoch (shuffle none or file), which
+ *                     reads no sample twice) or off (also 0) (auto)
  *   views=auto|on|off
  *                     learners read values through a read-only mapping of the
  *                     data file where that is safe: on, off, or auto (for a

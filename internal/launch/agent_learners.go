@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/lmdbio/lmdbio/internal/agent"
 	"github.com/lmdbio/lmdbio/internal/cli"
 )
@@ -76,6 +78,7 @@ func startLearners(argv []string, p learnerPlace) (*learners, error) {
 		c := exec.Command(argv[0], argv[1:]...)
 		c.Env = learnerEnv(os.Environ(), p, local)
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		c.Stdin = learnerStdin(p, local)
 		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := c.Start(); err != nil {
 			ls.stop(syscall.SIGKILL, 0)
@@ -91,6 +94,19 @@ func startLearners(argv []string, p learnerPlace) (*learners, error) {
 		go ls.wait(local)
 	}
 	return ls, nil
+}
+
+// learnerStdin is what learner local reads as stdin: the job's stdin for
+// the job's first learner, as torchrun passes it on (python3 - <script runs
+// the script), nothing for the others. The launcher gives the job's stdin
+// to the first agent only. A terminal is not passed on: the learner runs in
+// a process group of its own, which the terminal would stop (SIGTTIN) at
+// its first read.
+func learnerStdin(p learnerPlace, local int) *os.File {
+	if p.node != 0 || local != 0 || term.IsTerminal(int(os.Stdin.Fd())) {
+		return nil
+	}
+	return os.Stdin
 }
 
 func (ls *learners) wait(local int) {

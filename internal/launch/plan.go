@@ -71,7 +71,9 @@ func planAgents(r launchRequest) (plan, error) {
 	if l.here.ranks > 0 {
 		l.here.learners = r.learners
 	}
-	if r.ranks > 1 {
+	// The nodes are emulated only where the ranks run here: with hosts
+	// given to the launcher, each agent runs on one of them.
+	if r.ranks > 1 && !hostsGiven(r.launcherArgs, r.getenv) {
 		l.note = fmt.Sprintf("no Slurm allocation: emulating %d nodes on this host, each with an agent and %s (%s=1)",
 			r.ranks, plural(r.learners, "learner"), topology.RanksPerNodeEnv)
 	}
@@ -154,6 +156,10 @@ func planMpirun(r launchRequest) (plan, error) {
 		l.env = append(l.env, topology.RanksPerNodeEnv+"="+strconv.Itoa(perNode))
 		l.note = fmt.Sprintf("no Slurm allocation: emulating nodes of %d ranks on this host (%s=%d)",
 			perNode, topology.RanksPerNodeEnv, perNode)
+		if hostsGiven(r.launcherArgs, r.getenv) { // hosts given: the launcher places the ranks, not on this host alone
+			l.note = fmt.Sprintf("no Slurm allocation: nodes of %d consecutive ranks (%s=%d)",
+				perNode, topology.RanksPerNodeEnv, perNode)
+		}
 	}
 	if r.flavor != topology.MPICH {
 		l.argv = append(l.argv, openMPIFlags(r, ranks, perNode > 0)...)

@@ -17,7 +17,10 @@ const (
 	Pad Remainder = iota
 	// DropLast leaves out the records that do not fill a whole round.
 	DropLast
-	// Keep delivers every record exactly once; the last batches are short.
+	// Keep delivers every record exactly once; the last batches are short,
+	// spread over the learners as evenly as DistributedSampler spreads the
+	// records it does not pad. It suits evaluation, where a repeated record
+	// would skew the score.
 	Keep
 )
 

@@ -108,6 +108,9 @@ func checkEpoch(t *testing.T, name string, order []int32, l Layout, build func([
 				}
 			}
 		}
+		if l.Remainder == Keep {
+			checkEven(t, what, e, round)
+		}
 		if len(e.Global(round)) != total {
 			t.Fatalf("%s: Global(%d) has %d positions, batches %d", what, round, len(e.Global(round)), total)
 		}
@@ -351,13 +354,14 @@ func TestEdgeNumbers(t *testing.T) {
 			}
 		}
 	}
-	// A batch larger than the dataset with Keep is one short round.
+	// A batch larger than the dataset with Keep is one short round, spread
+	// over the learners.
 	e, err := Ordered(order, Layout{Batch: 99999999999, NodeSizes: []int{1}, Remainder: Keep}, nil)
 	if err == nil {
 		t.Errorf("batch beyond 2^31 accepted: %d rounds", e.Rounds())
 	}
 	e, err = Ordered(order, Layout{Batch: 5000, NodeSizes: []int{2}, Remainder: Keep}, nil)
-	if err != nil || e.Rounds() != 1 || len(e.Learner(0, 0)) != 1000 || len(e.Learner(1, 0)) != 0 {
+	if err != nil || e.Rounds() != 1 || len(e.Learner(0, 0)) != 500 || len(e.Learner(1, 0)) != 500 {
 		t.Errorf("keep with a batch larger than the dataset: %v", err)
 	}
 }

@@ -32,13 +32,19 @@
 //     node's cache in every epoch.
 //
 // How the positions that do not fill a round are treated is the Remainder.
+// Pad suits training (every step a full batch, as DistributedSampler with
+// drop_last=False); Keep suits evaluation (every record counted once).
 //
 // # Invariants
 //
 //   - Every learner gets Rounds batches.
 //   - Keep: every position appears exactly once in the epoch; batches are
-//     full except possibly in the last round, where they may be short or
-//     empty.
+//     full except possibly in the last round, where they are short and
+//     their sizes differ by at most one across all learners, as the records
+//     PyTorch's DistributedSampler does not pad (a learner's batch is empty
+//     only when the round has fewer positions than learners). The last
+//     round's set of positions is the same as if it were filled in order,
+//     so a resume state's count of global batches means the same.
 //   - DropLast: batches are full; no position appears twice; fewer than
 //     Batch x learners positions are left out.
 //   - Pad: batches are full; every position appears at least once; the

@@ -57,11 +57,31 @@ func globalBatch(order []int32, round, global int, r Remainder) []int32 {
 }
 
 // quotas says how many of a global batch's n positions each learner gets:
-// Batch each, the short last batch of Keep filling learners in order.
+// Batch each; a short last round of Keep is spread evenly (see even).
 func (l Layout) quotas(n int) []int {
-	q := make([]int, l.Learners())
+	learners := l.Learners()
+	if n < l.Batch*learners {
+		return even(n, learners)
+	}
+	q := make([]int, learners)
 	for j := range q {
-		q[j] = max(0, min(l.Batch, n-j*l.Batch))
+		q[j] = l.Batch
+	}
+	return q
+}
+
+// even spreads n positions over k learners as PyTorch's DistributedSampler
+// spreads the records it does not pad: every learner gets n/k, and the
+// first n%k one more. Filling learners in order instead would leave the
+// last ones empty batches (16/12/0/0 where DistributedSampler gives
+// 7/7/7/7), which trainers average into a NaN loss.
+func even(n, k int) []int {
+	q := make([]int, k)
+	for j := range q {
+		q[j] = n / k
+		if j < n%k {
+			q[j]++
+		}
 	}
 	return q
 }

@@ -5,6 +5,8 @@ import "github.com/lmdbio/lmdbio/pkg/sampler"
 // Sequential assigns pop (positions, in the order they are to be read) as
 // LMDBIO does: node n takes the contiguous share Shares(len(pop), l)[n] of
 // pop, and inside a node consecutive batches go round-robin to its learners.
+// With Keep the short rest of a node's share, its last round, is spread
+// evenly over its learners.
 func Sequential(pop []int32, l Layout) (*Epoch, error) {
 	return perNode(pop, l, func(_ int, share []int32) []int32 { return share })
 }
@@ -92,12 +94,26 @@ func perNode(pop []int32, l Layout, arrange func(node int, share []int32) []int3
 	}
 	for round := range rounds {
 		for n, size := range l.NodeSizes {
-			for local := range size {
-				b.add(seqs[n].take((round*size+local)*l.Batch, l.Batch)...)
+			first, counts := (round*size)*l.Batch, nodeQuotas(l, size)
+			if round == rounds-1 && l.Remainder == Keep {
+				counts = even(max(len(seqs[n].mine)-first, 0), size)
+			}
+			for _, count := range counts {
+				b.add(seqs[n].take(first, count)...)
+				first += count
 			}
 		}
 	}
 	return b.e, nil
+}
+
+// nodeQuotas is Batch for each of a node's size learners: a full round.
+func nodeQuotas(l Layout, size int) []int {
+	q := make([]int, size)
+	for j := range q {
+		q[j] = l.Batch
+	}
+	return q
 }
 
 // nodeSeq is the sequence a node hands out: its arranged share, then, with

@@ -78,7 +78,7 @@ func (ix *indexProducer) cacheCapacity(readers int) (capacity, spare int64, err 
 // reuse theirs: slower, and a later first batch
 // (docs/decisions/0011-no-cache-for-a-single-ordered-epoch.md).
 func cacheServes(shuffle sampler.Shuffle, epochsLeft int) bool {
-	return epochsLeft > 1 || shuffle != sampler.None
+	return epochsLeft > 1 || shuffle.Random()
 }
 
 // cacheRoom is the memory one of readers node readers on this host may keep
@@ -123,7 +123,7 @@ func pageTablesFit(learners int, cache, memTotal int64) bool {
 // fills it, and room for the page tables of all the learners on the host.
 func (ix *indexProducer) mapsAhead() bool {
 	p := ix.plan
-	if ix.cache.seg == nil || ix.opt.Shuffle == sampler.None || ix.opt.Epochs-p.firstEpoch() < 2 {
+	if ix.cache.seg == nil || !ix.opt.Shuffle.Random() || ix.opt.Epochs-p.firstEpoch() < 2 {
 		return false
 	}
 	mem, err := meminfo.Read()

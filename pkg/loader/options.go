@@ -161,14 +161,14 @@ func (o *Options) check() error {
 			return fmt.Errorf("%w: --%s %d: want %d to %d", ErrBadOption, s.Name, v, s.Min, s.Max)
 		}
 	}
-	if o.Shuffle < sampler.None || o.Shuffle > sampler.Local {
+	if o.Shuffle < sampler.None || o.Shuffle > sampler.File {
 		return fmt.Errorf("%w: shuffle %d", ErrBadOption, o.Shuffle)
 	}
 	if o.Remainder < assign.Pad || o.Remainder > assign.Keep {
 		return fmt.Errorf("%w: remainder %d", ErrBadOption, o.Remainder)
 	}
 	if !o.Mode.PROV && (o.Shuffle != sampler.None || o.Resume != nil) {
-		return fmt.Errorf("%w: --mode %v reads by cursor, in the database's order: it has no --shuffle and no --resume (use the default mode)",
+		return fmt.Errorf("%w: --mode %v reads by cursor, in the database's key order: it has no other --shuffle and no --resume (use the default mode)",
 			ErrBadOption, o.Mode)
 	}
 	return nil

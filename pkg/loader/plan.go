@@ -25,6 +25,7 @@ type runPlan struct {
 
 	n         int     // records
 	posRecord []int32 // record at each position (file order)
+	keyPos    []int32 // position of each record (key order), for shuffle none
 	fileOrder []int32 // blocks by file offset
 	pieces    *schedule.Pieces
 	pieceOf   []int32          // block of each piece, for decoded sources
@@ -136,6 +137,12 @@ func (p *runPlan) layOut() {
 		s.BlockCost[b] = p.readRoom(int32(b))
 	}
 	p.layout = s
+	if p.opt.Shuffle == sampler.None {
+		p.keyPos = make([]int32, p.n)
+		for q, r := range p.posRecord {
+			p.keyPos[r] = int32(q)
+		}
+	}
 }
 
 // readRoom is the arena room block b takes when read into the arena: its
@@ -148,22 +155,25 @@ func (p *runPlan) readRoom(b int32) int64 {
 	return roundUp(p.pieces.Ext[b].Len, alignment) + alignment
 }
 
-// own gives every block to a node: contiguous ranges of the file. With
-// None and Local a node owns the share its learners read (Sequential
-// shares), with Chunk and Global a share proportional to its learners. A
-// block belongs to the node whose share holds its first record.
+// own gives every block to a node: contiguous ranges of the population
+// (see population), which for every shuffle but none are contiguous ranges
+// of the file. With None, File and Local a node owns the share its learners
+// read (Sequential shares), with Chunk and Global a share proportional to
+// its learners. A block belongs to the node whose share holds the first of
+// its records in the population.
 func (p *runPlan) own() error {
 	cut, err := assign.Cut(p.n, p.batching, p.opt.Shuffle)
 	if err != nil {
 		return err
 	}
+	owned := make([]bool, len(p.layout.BlockOwner))
 	node := 0
-	for q := range p.n {
-		for node+1 < len(cut)-1 && q >= cut[node+1] {
+	for i, q := range p.population() {
+		for node+1 < len(cut)-1 && i >= cut[node+1] {
 			node++
 		}
-		b := p.layout.PosBlock[q]
-		if q == 0 || b != p.layout.PosBlock[q-1] {
+		if b := p.layout.PosBlock[q]; !owned[b] {
+			owned[b] = true
 			p.layout.BlockOwner[b] = int32(node)
 		}
 	}
@@ -258,92 +268,6 @@ func (p *runPlan) fillOptions() planner.Options {
 
 func (p *runPlan) samplerOptions() sampler.Options {
 	return sampler.Options{Shuffle: p.opt.Shuffle, Seed: p.opt.Seed, ChunkWindow: p.opt.ChunkWindow}
-}
-
-// epoch builds epoch e's assignment and says at which round it starts: 0,
-// or where a resumed run left off.
-func (p *runPlan) epoch(e int) (*assign.Epoch, int, error) {
-	if p.first.ep != nil && e == p.firstEpoch() {
-		return p.first.ep, p.first.from, nil
-	}
-	if i := e - p.firstEpoch() - 1; i >= 0 && i < len(p.ahead) {
-		return p.ahead[i], 0, nil
-	}
-	if r := p.resume; r != nil && e == r.Epoch && r.GlobalBatches > 0 && !p.sameWorld(r) && !p.opt.Shuffle.WorldIndependent() {
-		ep, err := p.remainder(r)
-		return ep, 0, err
-	}
-	ep, err := p.build(e, identityPositions(p.n), p.batching)
-	if r := p.resume; err == nil && r != nil && e == r.Epoch {
-		err = r.fits(ep.Rounds())
-		return ep, r.GlobalBatches, err
-	}
-	return ep, 0, err
-}
-
-func (p *runPlan) build(e int, pop []int32, l assign.Layout) (*assign.Epoch, error) {
-	switch p.opt.Shuffle {
-	case sampler.None:
-		return assign.Sequential(pop, l)
-	case sampler.Local:
-		return assign.Local(pop, l, p.opt.Seed, e)
-	}
-	var owners assign.Owners
-	if p.opt.Locality == On {
-		owners = p.layout.Owners()
-	}
-	return assign.Ordered(sampler.Order(p.samplerOptions(), e, p.n, p.cuts), l, owners)
-}
-
-// firstEpoch is the epoch the run starts in.
-func (p *runPlan) firstEpoch() int {
-	if p.resume != nil {
-		return p.resume.Epoch
-	}
-	return 0
-}
-
-// sameWorld reports whether a saved state was made with this run's
-// learners per node.
-func (p *runPlan) sameWorld(r *State) bool { return slices.Equal(r.NodeSizes, p.batching.NodeSizes) }
-
-// remainder is the rest of a resumed epoch whose order depends on the
-// world (None, Local) when the world changed: the records the saved run
-// had not delivered, shared out among this run's learners.
-func (p *runPlan) remainder(r *State) (*assign.Epoch, error) {
-	old, err := p.build(r.Epoch, identityPositions(p.n), assign.Layout{Batch: r.GlobalBatch / sum(r.NodeSizes),
-		NodeSizes: r.NodeSizes, Remainder: p.opt.Remainder})
-	if err != nil {
-		return nil, fmt.Errorf("%w: the saved run's layout: %v", ErrBadInput, err)
-	}
-	if err := r.fits(old.Rounds()); err != nil {
-		return nil, err
-	}
-	done := make([]bool, p.n)
-	for round := range r.GlobalBatches {
-		for _, q := range old.Global(round) {
-			done[q] = true
-		}
-	}
-	var rest []int32
-	for q := range p.n {
-		if !done[q] {
-			rest = append(rest, int32(q))
-		}
-	}
-	l := p.batching
-	if l.Remainder == assign.Pad && len(rest) < l.GlobalBatch() {
-		l.Remainder = assign.Keep // too few left to pad a round
-	}
-	return p.build(r.Epoch, rest, l)
-}
-
-func identityPositions(n int) []int32 {
-	p := make([]int32, n)
-	for i := range p {
-		p[i] = int32(i)
-	}
-	return p
 }
 
 func sum(xs []int) int {

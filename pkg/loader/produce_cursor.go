@@ -65,13 +65,28 @@ func (s cursorWindows) arenaBytes(f *cursorFetcher, ds *dataset, opt Options) in
 	for w := 0; w < s.windows(); w++ {
 		need = max(need, f.windowBytes(s.window(w)))
 	}
-	if need == 0 { // unknown sizes (no index): estimate from the mean record
+	if need == 0 { // unknown sizes (no index): estimate from the plan's records
 		for _, r := range s.window(0) {
-			need += int64(len(r.records)) * ds.meanRecord() * 2
+			need += int64(len(r.records)) * cursorRecordRoom(ds, opt)
 		}
 	}
 	need = roundUp(need+alignment, alignment)
 	return int64(opt.Prefetch+1) * need
+}
+
+// cursorRecordRoom is the arena room one record of a cursor window is given
+// when sizes are unknown: twice the mean record, for records larger than the
+// mean. With DIO, a window whose batches span too many bytes falls back to
+// reading each record on its own (fetchDirect), and every such read starts
+// at an aligned place, so each record may also take up to a page of
+// alignment: on a small dataset of small records, that page is most of the
+// room.
+func cursorRecordRoom(ds *dataset, opt Options) int64 {
+	room := ds.meanRecord() * 2
+	if opt.Mode.DIO {
+		room += alignment
+	}
+	return room
 }
 
 // cursorProducer makes the windows of the cursor modes (lmm, lmm+dio):

@@ -125,7 +125,8 @@ func TestRegistryCheck(t *testing.T) {
 		{func(o *Options) { o.IODepth = 1025 }, "--io-depth 1025: want 1 to 1024"},
 		{func(o *Options) { o.MaxGap = -1 }, "--max-gap -1: want 1 to 1099511627776"},
 		{func(o *Options) { o.Cache = -2 }, "--cache -2: want -1 to 1125899906842624"},
-		{func(o *Options) { o.Shuffle = sampler.Local + 1 }, "shuffle 4"},
+		{func(o *Options) { o.Shuffle = sampler.File + 1 }, "shuffle 5"},
+		{func(o *Options) { o.Mode = stacked(0); o.Shuffle = sampler.File }, "--mode lmdb reads by cursor"},
 		{func(o *Options) { o.Remainder = assign.Keep + 1 }, "remainder 3"},
 		{func(o *Options) { o.Mode = stacked(0); o.Shuffle = sampler.Global }, "--mode lmdb reads by cursor"},
 	} {

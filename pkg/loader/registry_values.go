@@ -32,7 +32,7 @@ func seed() OptionSpec {
 func cache() OptionSpec {
 	return OptionSpec{Name: "cache", Field: "Cache", Value: "auto|off|SIZE", Type: "string", Default: "auto",
 		Help: "shared memory per node for a cache of the samples it loaded, never evicted: a size, auto (what fits; " +
-			"none for a single epoch in the file's order, which reads no sample twice) or off (also 0)",
+			"none for a single unshuffled epoch (shuffle none or file), which reads no sample twice) or off (also 0)",
 		Min: CacheOff, Max: maxBytes * 1024, MustAgree: true,
 		set: func(o *Options, v string) error {
 			switch v {

@@ -20,8 +20,11 @@ import (
 // Version 3 came with the nodes' shares of a keep run in the file's order
 // (shuffle none or local) proportional to their learners: such a state of
 // an earlier version taken mid-epoch would continue with other shares,
-// delivering some records twice and others never.
-const StateVersion = 3
+// delivering some records twice and others never. Version 4 came with
+// shuffle none in key order (the file's order is now shuffle file): a state
+// of shuffle none of an earlier version taken mid-epoch was in the file's
+// order.
+const StateVersion = 4
 
 // State is where a run is: enough to continue it exactly, also with another
 // number of ranks or nodes, as long as the global batch size is the same.
@@ -61,7 +64,9 @@ func ParseState(b []byte) (*State, error) {
 		return nil, fmt.Errorf("%w: a chunk-shuffled run saved by an earlier lmdbio (state version 1), whose chunk order this build no longer makes: start the epoch again", ErrResume)
 	case s.Version < 3 && s.Remainder == "keep" && (s.Shuffle == "none" || s.Shuffle == "local") && s.GlobalBatches > 0:
 		return nil, fmt.Errorf("%w: a keep run in the file's order saved mid-epoch by an earlier lmdbio (state version %d), whose shares of the nodes this build no longer makes: start the epoch again", ErrResume, s.Version)
-	case s.Version != StateVersion && s.Version != 1 && s.Version != 2:
+	case s.Version < 4 && s.Shuffle == "none" && s.GlobalBatches > 0:
+		return nil, fmt.Errorf("%w: a run of shuffle none saved mid-epoch by an earlier lmdbio (state version %d), in the file's order, where shuffle none is now key order: start the epoch again", ErrResume, s.Version)
+	case s.Version != StateVersion && s.Version != 1 && s.Version != 2 && s.Version != 3:
 		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrResume, s.Version, StateVersion)
 	case s.Records < 0 || s.GlobalBatch < 1 || s.Epoch < 0 || s.GlobalBatches < 0 || len(s.NodeSizes) == 0:
 		return nil, fmt.Errorf("%w: damaged: records, global_batch, epoch, global_batches or node_sizes negative or empty", ErrResume)

@@ -17,7 +17,8 @@ import (
 // TestParseStateVersions: this build reads its own states, version-1
 // states of every order but chunk, whose order changed with version 2, and
 // version-2 states but those of a keep run in the file's order taken
-// mid-epoch, whose node shares changed with version 3.
+// mid-epoch, whose node shares changed with version 3, and no state of
+// shuffle none taken mid-epoch before version 4, which made it key order.
 func TestParseStateVersions(t *testing.T) {
 	doc := func(version int, shuffle, remainder string, batches int) []byte {
 		return fmt.Appendf(nil, `{"version":%d,"dataset":"d","records":300,"shuffle":%q,"seed":7,"chunk_bytes":67108864,`+
@@ -35,15 +36,20 @@ func TestParseStateVersions(t *testing.T) {
 		{StateVersion, "global", "pad", 3, ""},
 		{StateVersion, "none", "keep", 3, ""},
 		{1, "global", "pad", 3, ""},
-		{1, "none", "pad", 3, ""},
+		{1, "none", "pad", 3, "now key order"},
+		{1, "none", "pad", 0, ""},
 		{1, "chunk", "pad", 3, "chunk order"},
-		{2, "none", "pad", 3, ""},
+		{2, "none", "pad", 3, "now key order"},
+		{3, "none", "pad", 3, "now key order"},
+		{3, "none", "pad", 0, ""},
+		{3, "global", "keep", 3, ""},
+		{StateVersion, "file", "pad", 3, ""},
 		{2, "global", "keep", 3, ""},
 		{2, "none", "keep", 0, ""},
 		{2, "none", "keep", 3, "start the epoch again"},
 		{2, "local", "keep", 3, "start the epoch again"},
 		{1, "none", "keep", 3, "start the epoch again"},
-		{4, "global", "pad", 3, "format version 4"},
+		{5, "global", "pad", 3, "format version 5"},
 		{0, "global", "pad", 3, "format version 0"},
 	} {
 		_, err := ParseState(doc(c.version, c.shuffle, c.remainder, c.batches))

@@ -7,9 +7,12 @@
 //
 // Records are visited by position: position p is the p-th record in file
 // order (by the offset of its bytes in the dataset file), so consecutive
-// positions are neighbours on storage. Four shuffles are offered:
+// positions are neighbours on storage. Five shuffles are offered:
 //
-//   - None: the file's order.
+//   - None: the order of the population the caller gives, unshuffled. The
+//     loader gives the records' key order (LMDB's cursor order), so that a
+//     run compares with a reader that walks the cursor.
+//   - File: the file's order, the positions as they are.
 //   - Chunk (DIESEL): the positions are cut into chunks of consecutive
 //     records (about Cut's target bytes of values each, the loader's
 //     Options.ChunkBytes, cut only between blocks,
@@ -24,11 +27,11 @@
 //   - Local: each node permutes its own share (what DALI does); the shares
 //     are the caller's, so this order depends on the world.
 //
-// The order of None, Chunk and Global depends on (seed, epoch, the number
+// The order of None, File, Chunk and Global depends on (seed, epoch, the number
 // of records, the chunk cuts and the options) only, never on the number of
 // ranks or nodes. Chunk and Global are cut into global batches as they are
-// (only which learner receives a record depends on the world); None and
-// Local are served node by node, each node its own share (see package
+// (only which learner receives a record depends on the world); None, File
+// and Local are served node by node, each node its own share (see package
 // assign), so their global batches depend on the nodes.
 //
 // The generator is SplitMix64 with Lemire's unbiased bounded integers,

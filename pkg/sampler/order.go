@@ -22,8 +22,8 @@ const (
 	streamLocal
 )
 
-// Order returns epoch's order of the positions 0..n-1 for None, Chunk and
-// Global. cuts are the chunk boundaries for Chunk (see Cut): ascending, the
+// Order returns epoch's order of the positions 0..n-1 for None, File, Chunk
+// and Global (None and File: the positions as they are). cuts are the chunk boundaries for Chunk (see Cut): ascending, the
 // first 0 and the last n. Local orders depend on the nodes' shares: use
 // Permute for them. Order panics on Local and on cuts that do not fit n:
 // both are mistakes of the caller.
@@ -32,7 +32,7 @@ func Order(o Options, epoch, n int, cuts []int32) []int32 {
 		panic(fmt.Sprintf("sampler: %d records", n))
 	}
 	switch o.Shuffle {
-	case None:
+	case None, File:
 		return identity(0, n)
 	case Global:
 		p := identity(0, n)

@@ -8,15 +8,17 @@ import (
 // Shuffle selects how an epoch's order is drawn.
 type Shuffle int
 
-// The shuffles. None is the zero value: the file's order.
+// The shuffles. None is the zero value: no shuffle, the records' key order
+// in the loader. File, the file's order, came later, and so comes last.
 const (
 	None Shuffle = iota
 	Chunk
 	Global
 	Local
+	File
 )
 
-var shuffleNames = [...]string{None: "none", Chunk: "chunk", Global: "global", Local: "local"}
+var shuffleNames = [...]string{None: "none", File: "file", Chunk: "chunk", Global: "global", Local: "local"}
 
 // ShuffleNames lists the names ParseShuffle accepts.
 func ShuffleNames() []string { return append([]string(nil), shuffleNames[:]...) }
@@ -47,4 +49,4 @@ func (s Shuffle) String() string {
 func (s Shuffle) WorldIndependent() bool { return s == Chunk || s == Global }
 
 // Random reports whether the order changes from epoch to epoch.
-func (s Shuffle) Random() bool { return s != None }
+func (s Shuffle) Random() bool { return s != None && s != File }

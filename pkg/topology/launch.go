@@ -113,8 +113,8 @@ func CheckAfterInit(getenv func(string) string, f Flavor, worldSize int) error {
 		return nil
 	}
 	if tasks := srunTasks(getenv); tasks > 1 {
-		return fmt.Errorf("%w: srun started %d tasks but MPI sees a world of 1 rank (independent single-rank jobs): use srun --mpi=%s (or lmdbio run)",
-			ErrLaunch, tasks, f.SrunPlugin())
+		return fmt.Errorf("%w: srun started %d tasks but MPI sees a world of 1 rank (independent single-rank jobs): use srun --mpi=%s (or lmdbio run); for learners that are not MPI programs (torch.distributed), %s",
+			ErrLaunch, tasks, f.SrunPlugin(), agentAdvice(getenv("SLURM_NTASKS_PER_NODE"), 0))
 	}
 	rank, _ := strconv.Atoi(getenv("RANK"))
 	size, _ := strconv.Atoi(getenv("WORLD_SIZE"))
@@ -123,8 +123,26 @@ func CheckAfterInit(getenv func(string) string, f Flavor, worldSize int) error {
 		if size > 1 {
 			n = strconv.Itoa(size)
 		}
-		return fmt.Errorf("%w: RANK=%s WORLD_SIZE=%s say this is one of several processes (torchrun?), but MPI sees a world of 1 rank, so each would read the whole dataset: launch it with lmdbio run -n %s -- COMMAND (or srun --mpi=%s)",
-			ErrLaunch, getenv("RANK"), getenv("WORLD_SIZE"), n, f.SrunPlugin())
+		return fmt.Errorf("%w: RANK=%s WORLD_SIZE=%s say a launcher without MPI (torchrun?) started this as one of several processes, but MPI sees a world of 1 rank, so each would read the whole dataset: %s (an MPI program: lmdbio run -n %s -- COMMAND, or srun --mpi=%s)",
+			ErrLaunch, getenv("RANK"), getenv("WORLD_SIZE"), agentAdvice(getenv("LOCAL_WORLD_SIZE"), size), n, f.SrunPlugin())
 	}
 	return nil
+}
+
+// agentAdvice says how to start learners that are not MPI programs: lmdbio
+// run --agent starts them as torchrun does, so torch.distributed works
+// unchanged, and one agent per node reads for them. perNode is the
+// launcher's count of processes per node (torchrun's LOCAL_WORLD_SIZE),
+// world its count of processes, 0 or "" when unknown.
+func agentAdvice(perNode string, world int) string {
+	k, _ := strconv.Atoi(perNode)
+	nodes := ""
+	if k > 0 && world > k && world%k == 0 {
+		nodes = fmt.Sprintf(" -N %d", world/k)
+	}
+	if k <= 0 {
+		perNode = "K"
+	}
+	return fmt.Sprintf("launch the job with lmdbio run --agent%s --learners-per-node %s -- COMMAND, which starts the learners as torchrun does (RANK, WORLD_SIZE, MASTER_ADDR) with one agent per node that reads for them",
+		nodes, perNode)
 }

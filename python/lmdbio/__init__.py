@@ -27,7 +27,7 @@ import os
 import re
 import sys
 
-from . import _lib
+from . import _launch, _lib
 
 __all__ = ["Loader", "Batch", "Error", "ArgumentError", "InputError", "NotFoundError", "LaunchError", "VersionError",
            "StateError", "HandleError", "BusyError", "RuntimeFailure", "InternalError",
@@ -165,9 +165,12 @@ _initialised = False
 def init(abi_version=_lib.ABI_VERSION):
     """Joins or initialises MPI and discovers the job's topology, or, in a
     learner that lmdbio run --agent started, connects to the node's agent.
-    Collective; the first Loader calls it. Raises LaunchError for a job whose
-    processes each see a world of one although the launcher started several
-    (torchrun without an agent, srun without --mpi), and for a bad
+    Collective; the first Loader calls it. A job whose processes each see a
+    world of one although the launcher started several (torchrun without an
+    agent, srun without --mpi) is refused once for the whole job: its first
+    process prints one line that says how to launch it (lmdbio run --agent
+    --learners-per-node K -- COMMAND) and every process raises SystemExit
+    with status 2, without a traceback. Raises LaunchError for a bad
     LMDBIO_RANKS_PER_NODE or LMDBIO_STARTUP_TIMEOUT.
 
     If MPI's start-up outlasts LMDBIO_STARTUP_TIMEOUT (3m by default), the
@@ -177,7 +180,12 @@ def init(abi_version=_lib.ABI_VERSION):
     lmdbio_init in include/lmdbio.h)."""
     global _initialised
     _own()
-    _check(_c.lmdbio_init(abi_version))
+    try:
+        _check(_c.lmdbio_init(abi_version))
+    except LaunchError as e:
+        if _launch.several_without_mpi():
+            _launch.refuse(e)  # one line for the whole job, then SystemExit
+        raise
     if not _initialised:
         _initialised = True
         _at_exit(_finalize_at_exit)

@@ -11,6 +11,26 @@ collective calls in the loop (DDP's gradient all-reduce) never wait for a
 rank that ran out of data. lmdbio does the batching and the prefetching:
 use batch_size=None and no DataLoader workers (a forked worker cannot use the
 loader of its parent).
+
+remainder: what happens to the records that do not fill the last round
+(batch x ranks). "pad" (the default) suits training: full batches on every
+rank, as DistributedSampler with drop_last=False, repeating a few records.
+"keep" suits evaluation: every record exactly once, so an accuracy is not
+skewed; the short last batches are spread as DistributedSampler spreads
+its records (sizes differ by at most one across ranks). "drop-last" leaves
+them out.
+
+locality (with shuffle="global" or "chunk"; "on" by default): every global
+batch is a uniform sample, but each rank first takes the records its node
+holds, so a rank's own batch comes mostly from its node's part of the file,
+and largely the same records every epoch. A gradient averaged over the
+ranks (DDP) is unaffected; what a rank computes from its local batch alone
+is not: BatchNorm without SyncBatchNorm sees few classes of a dataset
+sorted by label. Use locality="off" there (more records cross between
+nodes), or SyncBatchNorm.
+
+shuffle="none" gives key order, as LMDB's cursor walks it; shuffle="file"
+the file's order (see docs/shuffle.md).
 """
 
 import torch

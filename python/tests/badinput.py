@@ -418,10 +418,23 @@ def main(path):
     code, _, err = run({"LMDBIO_LIB": "/nonexistent/liblmdbio.so"}, "-c", "import lmdbio")
     if code == 0 or "LMDBIO_LIB=/nonexistent/liblmdbio.so: no such file" not in err:
         failures.append(f"LMDBIO_LIB naming no file: exit {code}: {err.strip()[-200:]}")
-    code, out, err = run({"RANK": "1", "WORLD_SIZE": "4"}, "-m", "lmdbio", "digest", path)
+    # Under torchrun without MPI the job's first process says how to launch
+    # it, in one line without a traceback; the others exit quietly with the
+    # same status.
+    torchrun = {"WORLD_SIZE": "4", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "4"}
+    code, out, err = run(dict(torchrun, RANK="0"), "-m", "lmdbio", "digest", path)
     lines = err.strip().splitlines()
     if code != 2 or out or len(lines) != 1 or "lmdbio run -n 4 -- " not in lines[0]:
         failures.append(f"torchrun without MPI: exit {code}, stdout {out!r}, stderr {err!r}")
+    script = f"import lmdbio\nfor batch in lmdbio.Loader({path!r}): pass\n"
+    code, out, err = run(dict(torchrun, RANK="0"), "-c", script)
+    lines = err.strip().splitlines()
+    if (code != 2 or out or len(lines) != 1 or "Traceback" in err
+            or "lmdbio run --agent --learners-per-node 4 -- COMMAND" not in lines[0]):
+        failures.append(f"torchrun without MPI, first process: exit {code}, stdout {out!r}, stderr {err!r}")
+    code, out, err = run(dict(torchrun, RANK="1", LOCAL_RANK="1"), "-c", script)
+    if code != 2 or out or err.strip():
+        failures.append(f"torchrun without MPI, another process: exit {code}, stdout {out!r}, stderr {err!r}")
 
     # A learner whose agent is not there (died before it started); one
     # without torchrun's LOCAL_RANK.

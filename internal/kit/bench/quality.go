@@ -121,7 +121,7 @@ func epochAssignment(o QualityOptions, s sampler.Shuffle, l assign.Layout, e int
 		all[p] = int32(p)
 	}
 	switch s {
-	case sampler.None:
+	case sampler.None, sampler.File:
 		return assign.Sequential(all, l)
 	case sampler.Local:
 		return assign.Local(all, l, o.Seed, e)

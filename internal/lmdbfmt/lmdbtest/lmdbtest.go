@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,6 +213,9 @@ type Gen struct {
 	// Churn, per transaction after the first, deletes and rewrites this many
 	// earlier records with new sizes, so freed pages get reused out of order.
 	Churn int
+	// Sorted inserts the keys in their order, as Caffe's convert_imageset
+	// does: the leaf pages then lie in key order in the file.
+	Sorted bool
 }
 
 // Generate builds a Spec: keys in random order over g.Txns transactions.
@@ -239,6 +243,9 @@ func Generate(g Gen) Spec {
 			seen[string(k)] = true
 			keys = append(keys, k)
 		}
+	}
+	if g.Sorted {
+		slices.SortFunc(keys, bytes.Compare)
 	}
 	txns := max(g.Txns, 1)
 	spec := Spec{Txns: make([]Txn, txns)}

@@ -31,7 +31,7 @@ const StateVersion = 4
 // number of ranks or nodes, as long as the global batch size is the same.
 // It is a small JSON document (see MarshalJSON's field names).
 type State struct {
-	Version     int    `json:"version"`
+	Version int `json:"version"`
 	// Identity names the dataset: from version 4 its content fingerprint
 	// (package fingerprint), before it the snapshot's source.Info.Identity.
 	Identity    string `json:"dataset"`

@@ -13,8 +13,9 @@
 // and the same path rewritten with other records do not.
 //
 // The sample of values keeps the cost to a few small reads however large
-// the dataset: a file rewritten with the same keys, lengths and layout,
-// whose only changes lie outside the sampled values, keeps its fingerprint.
+// the dataset (for compressed blocks, a bounded number of decoded bytes): a
+// file rewritten with the same keys, lengths and layout, whose only changes
+// lie outside the sampled values, keeps its fingerprint.
 //
 // # Invariants
 //

@@ -18,6 +18,10 @@ const (
 	samples = 16
 	// sampleBytes is how much of a sampled value is hashed.
 	sampleBytes = 4 << 10
+	// decodeBudget bounds the decoded bytes of the sampled blocks of a
+	// compressed dataset (an HDF5 chunk run may be many MiB): samples past
+	// it are left out, the same ones on every call, as the layout decides.
+	decodeBudget = 16 << 20
 )
 
 // Of returns the fingerprint of the dataset src describes, reading the
@@ -67,8 +71,17 @@ func sampleValues(src source.Source, w *writer) error {
 	}
 	defer f.Close()
 	k := min(n, samples)
+	budget := int64(decodeBudget)
 	for s := range k {
 		i := s * (n - 1) / max(k-1, 1)
+		if src.Decoder() != nil {
+			b, _ := src.BlockOf(i)
+			cost := src.DecodedLen(b)
+			if s > 0 && cost > budget {
+				continue
+			}
+			budget -= cost
+		}
 		v, err := valueHead(src, f, i)
 		if err != nil {
 			return fmt.Errorf("record %d: %w", i, err)

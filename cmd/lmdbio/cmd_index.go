@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/internal/cli"
+	"github.com/lmdbio/lmdbio/internal/source"
 	"github.com/lmdbio/lmdbio/pkg/index"
 	"github.com/spf13/cobra"
 )
@@ -38,6 +39,10 @@ job and says where it is and how long it took.`,
 }
 
 func runIndex(path string, opt indexOptions) error {
+	if format, err := source.Detect(path); err == nil && format == source.HDF5 {
+		// index.Load would read it as an LMDB and complain of its magic.
+		return cli.Usagef("an HDF5 file needs no index: lmdbio reads where its rows lie from the file's own layout (lmdbio info shows it)")
+	}
 	start := time.Now()
 	x, from, err := index.Load(path, index.LoadOptions{Rebuild: opt.rebuild})
 	if err != nil {

@@ -167,6 +167,11 @@ func describe(ds *hdf5.Dataset) (Dataset, error) {
 	if d.Layout, d.Chunk, d.Filters, d.External, err = creation(ds.ID()); err != nil {
 		return d, err
 	}
+	if d.External > 0 {
+		if d.ExternalFiles, err = externalFiles(ds.ID(), d.External); err != nil {
+			return d, err
+		}
+	}
 	if d.Layout == Contiguous {
 		d.Offset = datasetOffset(ds.ID())
 	}

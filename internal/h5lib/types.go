@@ -178,8 +178,10 @@ type Dataset struct {
 	// Index is how the chunks are indexed (chunked datasets).
 	Index    ChunkIndex
 	Filters  []Filter
-	External int   // files of external storage (H5Pset_external)
-	Stored   int64 // bytes the data take in the file (H5Dget_storage_size)
+	External int // files of external storage (H5Pset_external)
+	// ExternalFiles names them, as the file does.
+	ExternalFiles []string
+	Stored        int64 // bytes the data take in the file (H5Dget_storage_size)
 	// Allocated is the number of chunks written to the file (chunked
 	// datasets); the others read as the fill value.
 	Allocated int64

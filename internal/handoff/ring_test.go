@@ -558,3 +558,21 @@ func TestCloseWithSocketCopy(t *testing.T) {
 		t.Fatal("Send blocked on a learner that closed while its socket had a copy")
 	}
 }
+
+// TestWaitLearnersNamesThem: a wait for learners that do not close ends
+// with an error naming each of them by local rank and pid, and not those
+// that closed.
+func TestWaitLearnersNamesThem(t *testing.T) {
+	s, clients := startNode(t, 3)
+	if err := clients[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := s.WaitLearners(ctx)
+	pid := os.Getpid()
+	want := fmt.Sprintf("still connected: local rank 0 (pid %d), local rank 2 (pid %d): ", pid, pid)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) {
+		t.Errorf("WaitLearners: %v, want a deadline error saying %q", err, want)
+	}
+}

@@ -370,8 +370,20 @@ func (s *Server) WaitLearners(ctx context.Context) error {
 	case <-ended:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("ring: learners of %s still connected: %w", s.name, ctx.Err())
+		return fmt.Errorf("ring: learners of %s still connected: %s: %w", s.name, strings.Join(s.stillConnected(), ", "), ctx.Err())
 	}
+}
+
+// stillConnected names the learners whose connection has not ended, by
+// local rank and pid: who a Close that times out waited for.
+func (s *Server) stillConnected() []string {
+	var names []string
+	for _, p := range s.peers {
+		if p != nil && !isEnded(p.ended) {
+			names = append(names, fmt.Sprintf("local rank %d (pid %d)", p.local, p.pid))
+		}
+	}
+	return names
 }
 
 // saidBye reports whether the learner closed cleanly, after a failed write:

@@ -92,6 +92,9 @@ func (s *Source) inspect(f *h5lib.File, name string) error {
 	if s.read, s.why, err = plan(d); err != nil {
 		return err
 	}
+	if err := checkExternal(d, s.path); err != nil {
+		return err
+	}
 	if d.Layout != h5lib.Chunked {
 		s.chunk = nil
 	}

@@ -67,6 +67,8 @@ func rangeOf(s loader.OptionSpec) string {
 	switch {
 	case s.Max == 0:
 		return ""
+	case strings.Contains(s.Value, "SIZE") && s.Min > 1:
+		return units.FormatSize(s.Min) + " to " + units.FormatSize(s.Max)
 	case strings.Contains(s.Value, "SIZE"):
 		return "at most " + units.FormatSize(s.Max)
 	}

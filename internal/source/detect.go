@@ -2,8 +2,10 @@ package source
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -43,8 +45,10 @@ func Detect(path string) (Format, error) {
 		return "", err
 	}
 	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, lmdbDataFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(path, lmdbDataFile)); errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%w: a directory without %s", ErrUnknownFormat, lmdbDataFile)
+		} else if err != nil {
+			return "", err // a symbolic link loop, no permission: say that
 		}
 		return LMDB, nil
 	}

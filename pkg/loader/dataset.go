@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"fmt"
 
+	"github.com/lmdbio/lmdbio/internal/fingerprint"
 	"github.com/lmdbio/lmdbio/internal/hdf5"
 	"github.com/lmdbio/lmdbio/internal/lmdbfmt"
 	"github.com/lmdbio/lmdbio/internal/source"
@@ -19,8 +20,11 @@ type dataset struct {
 	ValueBytes int64  `json:"value_bytes"` // sum of value lengths; 0 when unknown (no index)
 	FileSize   int64  `json:"file_size"`
 	Identity   string `json:"identity,omitempty"`
-	IndexFrom  string `json:"index_from,omitempty"`
-	Note       string `json:"note,omitempty"` // how the source reads, when it is worth saying
+	// Fingerprint names the records by content (see package fingerprint):
+	// resume states carry it.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	IndexFrom   string `json:"index_from,omitempty"`
+	Note        string `json:"note,omitempty"` // how the source reads, when it is worth saying
 
 	src source.Source // on node readers, in PROV modes
 }
@@ -77,7 +81,8 @@ func describe(path string, opt Options) (*dataset, error) {
 	ds.src, ds.IndexFrom = idx.Source(dataPath), from
 	info := ds.src.Info()
 	ds.Records, ds.ValueBytes, ds.Identity = ds.src.Len(), info.ValueBytes, info.Identity
-	return ds, nil
+	ds.Fingerprint, err = fingerprint.Of(ds.src)
+	return ds, err
 }
 
 // describeHDF5 inspects an HDF5 file with libhdf5.
@@ -91,8 +96,9 @@ func describeHDF5(path string, opt Options) (*dataset, error) {
 		return nil, err
 	}
 	info := src.Info()
+	fp, err := fingerprint.Of(src)
 	return &dataset{Path: info.Path, Format: info.Format, Records: src.Len(), ValueBytes: info.ValueBytes,
-		FileSize: info.FileSize, Identity: info.Identity, Note: info.Note, src: src}, nil
+		FileSize: info.FileSize, Identity: info.Identity, Fingerprint: fp, Note: info.Note, src: src}, err
 }
 
 // description is the outcome of describe.

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
@@ -82,4 +83,12 @@ func DamageSource(node int) (restore func()) {
 		return nil
 	}
 	return func() { sourceDamaged = old }
+}
+
+// SetCloseTimeout sets how long a node leader waits at Close for its
+// learners and returns what restores it.
+func SetCloseTimeout(d time.Duration) (restore func()) {
+	old := closeTimeout
+	closeTimeout = d
+	return func() { closeTimeout = old }
 }

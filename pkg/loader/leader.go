@@ -37,6 +37,7 @@ type leader struct {
 	sizes    []int // learners of every node
 
 	server   *handoff.Server
+	seq      int64 // which loader of this process: 1 for the first opened
 	stag     *reader.Stagger
 	xchg     *exchange.Exchanger // nil when no records cross between nodes
 	xchgComm *mpi.Comm
@@ -189,7 +190,8 @@ func (ld *leader) openShared(t *topology.Topology) error {
 	}
 	// One socket per loader: a process may hold several (a training and a
 	// validation set).
-	job := fmt.Sprintf("%s.%d", shm.JobID(), loaders.Add(1))
+	ld.seq = loaders.Add(1)
+	job := fmt.Sprintf("%s.%d", shm.JobID(), ld.seq)
 	ld.server, err = handoff.Listen(handoff.SocketName(job, t.Node, os.Getpid()), ld.learners)
 	return err
 }
@@ -241,7 +243,9 @@ func (ld *leader) close(ctx context.Context) error {
 		err = nil // stopped by us, after every learner had finished
 	}
 	if waitErr != nil && err == nil {
-		err = waitErr
+		// Most often the learners are closing another loader first.
+		err = fmt.Errorf("closing loader %d of this process (numbered in the order they were opened): %w; "+
+			"every rank must close its loaders in the same order", ld.seq, waitErr)
 	}
 	if e := ld.closeParts(); e != nil && err == nil {
 		err = e

@@ -345,5 +345,5 @@ func (l *Loader) Close() error {
 }
 
 // closeTimeout bounds how long a node leader waits at Close for learners
-// that stopped reading without closing.
-const closeTimeout = 30 * time.Second
+// that stopped reading without closing. A variable for tests.
+var closeTimeout = 30 * time.Second

@@ -118,13 +118,21 @@ var registry = []OptionSpec{
 	count("stagger", "Stagger", func(o *Options) *int { return &o.Stagger }, DefaultStagger, math.MaxInt32, "node readers on storage at once (with the stag optimisation)"),
 	size("window", "Window", func(o *Options) *int64 { return &o.Window }, DefaultWindow, "bytes a node reads per window (coalescing)"),
 	count("prefetch", "Prefetch", func(o *Options) *int { return &o.Prefetch }, DefaultPrefetch, maxPrefetch, "windows read ahead of the learners"),
-	size("max-span", "MaxSpan", func(o *Options) *int64 { return &o.MaxSpan }, DefaultMaxSpan, "largest single read"),
+	size("max-span", "MaxSpan", func(o *Options) *int64 { return &o.MaxSpan }, DefaultMaxSpan, "largest single read").atLeast(minMaxSpan),
 	size("max-gap", "MaxGap", func(o *Options) *int64 { return &o.MaxGap }, DefaultMaxGap, "unneeded bytes read through to merge two reads"),
 	count("io-depth", "IODepth", func(o *Options) *int { return &o.IODepth }, DefaultIODepth, maxIODepth, "reads in flight per node reader"),
 	resume(),
 }
 
 func (s OptionSpec) short(letter string) OptionSpec { s.Short = letter; return s }
+
+// minMaxSpan is the smallest max-span: one page, the unit of LMDB's
+// overflow values and of the alignment direct reads need. Smaller reads
+// only split what storage serves in one.
+const minMaxSpan = 4 << 10
+
+// atLeast raises the smallest value of a number's range above its kind's.
+func (s OptionSpec) atLeast(min int64) OptionSpec { s.Min = min; return s }
 
 // count is a whole number of at least 1.
 func count(name, field string, ptr func(*Options) *int, def int, max int64, help string) OptionSpec {

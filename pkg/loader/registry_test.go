@@ -124,6 +124,8 @@ func TestRegistryCheck(t *testing.T) {
 		{func(o *Options) { o.Prefetch = 65 }, "--prefetch 65: want 1 to 64"},
 		{func(o *Options) { o.IODepth = 1025 }, "--io-depth 1025: want 1 to 1024"},
 		{func(o *Options) { o.MaxGap = -1 }, "--max-gap -1: want 1 to 1099511627776"},
+		{func(o *Options) { o.MaxSpan = 1 << 10 }, "--max-span 1024: want 4096 to 1099511627776"},
+		{func(o *Options) { o.MaxSpan = minMaxSpan - 1 }, "--max-span 4095: want 4096 to"},
 		{func(o *Options) { o.Cache = -2 }, "--cache -2: want -1 to 1125899906842624"},
 		{func(o *Options) { o.Shuffle = sampler.File + 1 }, "shuffle 5"},
 		{func(o *Options) { o.Mode = stacked(0); o.Shuffle = sampler.File }, "--mode lmdb reads by cursor"},
@@ -136,6 +138,15 @@ func TestRegistryCheck(t *testing.T) {
 		if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want ErrBadOption with %q", err, c.want)
 		}
+	}
+}
+
+// TestRegistryMaxSpanFloor: one page is the smallest max-span, and is
+// accepted.
+func TestRegistryMaxSpanFloor(t *testing.T) {
+	o := Options{Topology: &topology.Topology{}, MaxSpan: minMaxSpan}
+	if err := o.setDefaults(); err != nil {
+		t.Errorf("max-span of one page: %v", err)
 	}
 }
 

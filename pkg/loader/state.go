@@ -23,15 +23,21 @@ import (
 // delivering some records twice and others never. Version 4 came with
 // shuffle none in key order (the file's order is now shuffle file): a state
 // of shuffle none of an earlier version taken mid-epoch was in the file's
-// order.
+// order. Version 4 also names the dataset by a fingerprint of its content
+// instead of its LMDB transaction and size or its HDF5 file's modification
+// time, and carries a checksum of its fields: states of earlier versions
+// are still read, checked against the dataset as before, without a
+// checksum.
 const StateVersion = 4
 
 // State is where a run is: enough to continue it exactly, also with another
 // number of ranks or nodes, as long as the global batch size is the same.
 // It is a small JSON document (see MarshalJSON's field names).
 type State struct {
-	Version     int    `json:"version"`
-	Identity    string `json:"dataset"` // the dataset snapshot (source.Info.Identity)
+	Version int `json:"version"`
+	// Identity names the dataset: from version 4 its content fingerprint
+	// (package fingerprint), before it the snapshot's source.Info.Identity.
+	Identity    string `json:"dataset"`
 	Records     int    `json:"records"`
 	Shuffle     string `json:"shuffle"`
 	Seed        uint64 `json:"seed"`
@@ -66,8 +72,14 @@ func ParseState(b []byte) (*State, error) {
 		return nil, fmt.Errorf("%w: a keep run in the file's order saved mid-epoch by an earlier lmdbio (state version %d), whose shares of the nodes this build no longer makes: start the epoch again", ErrResume, s.Version)
 	case s.Version < 4 && s.Shuffle == "none" && s.GlobalBatches > 0:
 		return nil, fmt.Errorf("%w: a run of shuffle none saved mid-epoch by an earlier lmdbio (state version %d), in the file's order, where shuffle none is now key order: start the epoch again", ErrResume, s.Version)
-	case s.Version != StateVersion && s.Version != 1 && s.Version != 2 && s.Version != 3:
-		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrResume, s.Version, StateVersion)
+	case s.Version < 1 || s.Version > StateVersion:
+		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 to %d", ErrResume, s.Version, StateVersion)
+	case s.Version >= 4:
+		if err := checkSum(b, &s); err != nil {
+			return nil, err
+		}
+	}
+	switch {
 	case s.Records < 0 || s.GlobalBatch < 1 || s.Epoch < 0 || s.GlobalBatches < 0 || len(s.NodeSizes) == 0:
 		return nil, fmt.Errorf("%w: damaged: records, global_batch, epoch, global_batches or node_sizes negative or empty", ErrResume)
 	}
@@ -137,11 +149,13 @@ func (s *State) fingerprint() string {
 // same order and the same global batch.
 func (s *State) check(ds *dataset, opt Options, sizes []int) error {
 	learners := sum(sizes)
+	if err := s.sameDataset(ds); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		what       string
 		saved, now any
 	}{
-		{"dataset", s.Identity, ds.Identity},
 		{"records", s.Records, ds.Records},
 		{"shuffle", s.Shuffle, opt.Shuffle.String()},
 		{"seed", s.Seed, opt.Seed},
@@ -173,7 +187,7 @@ func (s *State) fits(rounds int) error {
 
 // stateAt is the state after globalBatches of epoch.
 func stateAt(ds *dataset, opt Options, sizes []int, epoch, globalBatches int) State {
-	return State{Version: StateVersion, Identity: ds.Identity, Records: ds.Records, Shuffle: opt.Shuffle.String(),
+	return State{Version: StateVersion, Identity: ds.Fingerprint, Records: ds.Records, Shuffle: opt.Shuffle.String(),
 		Seed: opt.Seed, ChunkBytes: opt.ChunkBytes, ChunkWindow: opt.ChunkWindow, Remainder: opt.Remainder.String(),
 		GlobalBatch: opt.Batch * sum(sizes), NodeSizes: slices.Clone(sizes), Epoch: epoch, GlobalBatches: globalBatches}
 }

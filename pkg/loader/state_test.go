@@ -21,9 +21,10 @@ import (
 // shuffle none taken mid-epoch before version 4, which made it key order.
 func TestParseStateVersions(t *testing.T) {
 	doc := func(version int, shuffle, remainder string, batches int) []byte {
-		return fmt.Appendf(nil, `{"version":%d,"dataset":"d","records":300,"shuffle":%q,"seed":7,"chunk_bytes":67108864,`+
+		b := fmt.Appendf(nil, `{"version":%d,"dataset":"d","records":300,"shuffle":%q,"seed":7,"chunk_bytes":67108864,`+
 			`"chunk_window":8,"remainder":%q,"global_batch":16,"node_sizes":[2,2],"epoch":1,"global_batches":%d}`,
 			version, shuffle, remainder, batches)
+		return withChecksum(t, b, version)
 	}
 	for _, c := range []struct {
 		version   int
@@ -71,6 +72,9 @@ func FuzzParseState(f *testing.F) {
 	f.Add([]byte(`{"version":2,"dataset":"d","records":300,"shuffle":"global","seed":7,"chunk_bytes":67108864,` +
 		`"chunk_window":8,"remainder":"pad","global_batch":16,"node_sizes":[2,2],"epoch":1,"global_batches":3}`))
 	f.Add([]byte(`{"version":1,"global_batch":3,"node_sizes":[1,1,1]}`))
+	v4 := string(withChecksum(f, []byte(stateFieldsV4), 4))
+	f.Add([]byte(v4))
+	f.Add([]byte(strings.Replace(v4, `"node_sizes":[2,2]`, `"node_sizes":[3,1]`, 1)))
 	f.Add([]byte(`{"version":2,"global_batch":1,"node_sizes":[0]}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -164,5 +168,73 @@ func TestReadStateFile(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: still reading after 5 s", path)
 		}
+	}
+}
+
+// withChecksum adds the checksum of document b's fields when version has
+// one (4 and after), as lmdbio writes it.
+func withChecksum(t testing.TB, b []byte, version int) []byte {
+	t.Helper()
+	if version < 4 {
+		return b
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// stateFieldsV4 are the fields of a state of version 4, without the
+// checksum lmdbio writes after them (withChecksum adds it).
+const stateFieldsV4 = `{"version":4,"dataset":"lmdb:sha256:00112233445566778899aabbccddeeff","records":300,"shuffle":"global",` +
+	`"seed":7,"chunk_bytes":67108864,"chunk_window":8,"remainder":"pad","global_batch":16,"node_sizes":[2,2],` +
+	`"epoch":1,"global_batches":3}`
+
+// TestStateChecksum: a state of this version carries a checksum of its
+// fields. Written and read back, or rewritten by another JSON writer (other
+// spaces, order of fields), it resumes; a field edited by hand, the
+// checksum missing or edited, is refused with one line saying so.
+func TestStateChecksum(t *testing.T) {
+	good := withChecksum(t, []byte(stateFieldsV4), 4)
+	back, err := ParseState(good)
+	if err != nil {
+		t.Fatalf("a state as written: %v", err)
+	}
+	if back.fingerprint() != string(good) {
+		t.Errorf("read back: %s, want %s", back.fingerprint(), good)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(good, &fields); err != nil {
+		t.Fatal(err)
+	}
+	reordered, _ := json.MarshalIndent(fields, "", "  ") // sorted keys, other spaces
+	if _, err := ParseState(reordered); err != nil {
+		t.Errorf("the same fields in another order and layout: %v", err)
+	}
+	edits := map[string]string{
+		"node sizes":     strings.Replace(string(good), `"node_sizes":[2,2]`, `"node_sizes":[3,1]`, 1),
+		"global batches": strings.Replace(string(good), `"global_batches":3`, `"global_batches":2`, 1),
+		"epoch":          strings.Replace(string(good), `"epoch":1`, `"epoch":0`, 1),
+		"dataset":        strings.Replace(string(good), `"dataset":"lmdb:sha256:0011`, `"dataset":"lmdb:sha256:1111`, 1),
+		"checksum":       strings.Replace(string(good), `"checksum":"sha256:`, `"checksum":"sha256:0`, 1),
+	}
+	for what, doc := range edits {
+		if doc == string(good) {
+			t.Fatalf("%s: the edit changed nothing", what)
+		}
+		_, err := ParseState([]byte(doc))
+		if !errors.Is(err, ErrResume) || !strings.Contains(err.Error(), "edited or damaged") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s edited: %v, want one line saying the state was edited", what, err)
+		}
+	}
+	delete(fields, "checksum")
+	without, _ := json.Marshal(fields)
+	if _, err := ParseState(without); !errors.Is(err, ErrResume) || !strings.Contains(err.Error(), `no "checksum"`) {
+		t.Errorf("without its checksum: %v", err)
 	}
 }

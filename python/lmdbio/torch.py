@@ -9,8 +9,9 @@ distributed (DDP) training loops.
 Every rank gets len(ds) batches per epoch, the same number on every rank, so
 collective calls in the loop (DDP's gradient all-reduce) never wait for a
 rank that ran out of data. lmdbio does the batching and the prefetching:
-use batch_size=None and no DataLoader workers (a forked worker cannot use the
-loader of its parent).
+use batch_size=None and no DataLoader workers (a worker cannot use the loader
+of its parent: a forked one gets StateError when it calls it, a spawned one
+when the Dataset is pickled for it).
 
 remainder: what happens to the records that do not fill the last round
 (batch x ranks). "pad" (the default) suits training: full batches on every
@@ -36,7 +37,7 @@ the file's order (see docs/shuffle.md).
 import torch
 import torch.utils.data
 
-from . import Loader, _lib
+from . import Loader, StateError, _lib
 
 
 def tensors(batch):
@@ -92,3 +93,11 @@ class Dataset(torch.utils.data.IterableDataset):
 
     def close(self):
         self.loader.close()
+
+    def __reduce_ex__(self, protocol):
+        # A DataLoader started by spawn or forkserver pickles the dataset
+        # for each worker: the loader's handle cannot travel, and a fresh
+        # loader in the worker would be another collective Open. Say so, as
+        # a forked worker does, rather than ctypes' "cannot be pickled".
+        raise StateError(_lib.ERR_STATE, "a loader cannot be used from another process (a DataLoader worker "
+                         "started by spawn or forkserver): use num_workers=0 (lmdbio already reads in the background)")

@@ -298,29 +298,31 @@ def wait(pid, seconds):
     return None
 
 
-def dataloader_worker(path):
-    """A DataLoader worker over lmdbio.torch.Dataset (a forked process) fails
-    at once and says why, instead of hanging."""
+def dataloader_worker(path, method="fork"):
+    """A DataLoader worker over lmdbio.torch.Dataset (a forked process, or a
+    spawned one the Dataset is pickled for) fails at once and says why,
+    instead of hanging or failing on ctypes' pickling."""
     if importlib.util.find_spec("torch") is None:
         print("note: no torch; the DataLoader worker check is skipped", file=sys.stderr)
         return
     prog = ("import sys, torch.utils.data, lmdbio.torch\n"
             "ds = lmdbio.torch.Dataset(sys.argv[1], batch=10)\n"
-            "for _ in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1): pass\n")
+            "for _ in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1, "
+            "multiprocessing_context=sys.argv[2]): pass\n")
     # A session of its own, to kill the worker too: a hung worker would
     # hold the pipes open.
-    p = subprocess.Popen([sys.executable, "-c", prog, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-c", prog, path, method], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True)
     try:
         out, err = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        failures.append("a DataLoader with num_workers=1 hangs (killed after 60 s)")
+        failures.append(f"a DataLoader with num_workers=1 ({method}) hangs (killed after 60 s)")
         return
     code = p.returncode
-    if code == 0 or "StateError" not in err or "num_workers=0" not in err:
-        failures.append(f"a DataLoader with num_workers=1: exit {code}, stdout {out!r}, stderr {err.strip()[-300:]!r}")
+    if code == 0 or "StateError" not in err or "num_workers=0" not in err or "pickled" in err:
+        failures.append(f"a DataLoader with num_workers=1 ({method}): exit {code}, stdout {out!r}, stderr {err.strip()[-300:]!r}")
 
 
 def main(path):
@@ -397,7 +399,8 @@ def main(path):
     ranks_agree(path)
     close_busy(path)
     forked(path)
-    dataloader_worker(path)
+    for method in ("fork", "spawn", "forkserver"):
+        dataloader_worker(path, method)
 
     # Use after close.
     b = lmdbio.Loader(path, batch=3)

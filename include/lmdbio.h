@@ -264,6 +264,16 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *   max-span=SIZE     largest single read (16MiB)
  *   max-gap=SIZE      unneeded bytes read through to merge two reads (1MiB)
  *   io-depth=N        reads in flight per node reader (8)
+ *   prep=SPEC|none    decode and augment image records into one tensor per
+ *                     batch, on the learner's node cores ahead of it: steps
+ *                     separated by commas, arguments after a colon (decode,
+ *                     center_crop:S, random_resized_crop:S, resize:S, flip,
+ *                     normalize:imagenet|M1/M2/M3,S1/S2/S3, chw,
+ *                     float16|float32), or none (raw records) (none)
+ *   prep-threads=N|auto
+ *                     threads that prep each learner's batches: N, or auto (the
+ *                     node's cores shared among its learners, at least 1)
+ *                     (auto)
  *   resume=STATE      continue the run a state describes (lmdbio_state,
  *                     Loader.state(), digest --state-out), also with another
  *                     number of learners (same dataset, shuffle, seed and

@@ -291,7 +291,7 @@ class Loader:
     Keywords (docs/options.md says more):
         batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
         locality, cache, views, dataset, labels, direct, stagger, window,
-        prefetch, max_span, max_gap, io_depth, resume
+        prefetch, max_span, max_gap, io_depth, prep, prep_threads, resume
 
     resume is a state of Loader.state() (the JSON string, or its dict) or
     the path of a file that holds one, to continue that run.

@@ -1,0 +1,214 @@
+package loader_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lmdbio/lmdbio/internal/datum"
+	"github.com/lmdbio/lmdbio/internal/gen"
+	"github.com/lmdbio/lmdbio/internal/lmdbfmt/lmdbtest"
+	"github.com/lmdbio/lmdbio/internal/prep"
+	"github.com/lmdbio/lmdbio/pkg/assign"
+	"github.com/lmdbio/lmdbio/pkg/failure"
+	"github.com/lmdbio/lmdbio/pkg/loader"
+	"github.com/lmdbio/lmdbio/pkg/sampler"
+)
+
+// photoSpec is a database of n encoded Datums holding synthetic photographs,
+// labelled i%7; the value of record bad (if >= 0) is not an image.
+func photoSpec(n, bad int) lmdbtest.Spec {
+	var puts []lmdbtest.KV
+	for i := range n {
+		d := datum.Datum{Encoded: true, Data: gen.Photo(11, i), Label: int32(i % 7)}
+		if i == bad {
+			d.Data = []byte("this is not an image at all")
+		}
+		puts = append(puts, lmdbtest.KV{Key: []byte(fmt.Sprintf("img%05d", i)), Value: d.Marshal(nil)})
+	}
+	return lmdbtest.Spec{Txns: []lmdbtest.Txn{{Puts: puts}}}
+}
+
+// specFixture writes spec on rank 0 and returns the directory on every rank.
+func specFixture(t *testing.T, name string, spec lmdbtest.Spec) string {
+	t.Helper()
+	var dir, skip, fail string
+	if job.Rank == 0 {
+		dir = filepath.Join(scratch, name)
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					fail = fmt.Sprint(r)
+				}
+			}()
+			if !lmdbtest.Available() {
+				skip = "python3-lmdb, which writes the fixtures with liblmdb, is not installed"
+				return
+			}
+			lmdbtest.Write(quietTB{}, dir, spec)
+		}()
+	}
+	dir, skip, fail = string(share([]byte(dir))), string(share([]byte(skip))), string(share([]byte(fail)))
+	if skip != "" {
+		t.Skip(skip)
+	}
+	if fail != "" {
+		t.Fatalf("fixture %s: %s", name, fail)
+	}
+	return dir
+}
+
+// prepDigest is the contract of lmdbio digest --prep for one sample: the
+// first 8 bytes of sha256(key || output bytes).
+func prepDigest(key, out []byte) int64 {
+	h := sha256.New()
+	h.Write(key)
+	h.Write(out)
+	return int64(binary.LittleEndian.Uint64(h.Sum(nil)))
+}
+
+const testPipeline = "decode,random_resized_crop:40,flip,normalize:imagenet,chw,float16"
+
+// TestMPIPrep: every record of every epoch is prepped once, into the
+// output a single prep.Worker gives for (seed, epoch, record), whatever the
+// number of learners and nodes (1x4, 2x2 and 4x1 all compare to the same
+// single-threaded result), and the label comes with it.
+func TestMPIPrep(t *testing.T) {
+	const n, epochs, seed = 29, 2, 5
+	dir := specFixture(t, "photos", photoSpec(n, -1))
+	l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 3, Epochs: epochs, Shuffle: sampler.Global,
+		Seed: seed, Remainder: assign.Keep, Prep: testPipeline, PrepThreads: 2, Prefetch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var got []int64 // (epoch, record, digest, label) per sample
+	for e := range epochs {
+		for {
+			b, err := l.Next(context.Background())
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Shape[1] != 3 || b.Shape[2] != 40 || b.Shape[3] != 40 || b.DType != "float16" ||
+				len(b.Images) != b.Shape[0]*3*40*40*2 || len(b.Classes) != b.Shape[0] || len(b.Keys) != b.Shape[0] {
+				t.Fatalf("batch of shape %v %s, %d bytes, %d labels, %d keys", b.Shape, b.DType, len(b.Images), len(b.Classes), len(b.Keys))
+			}
+			if b.Epoch != e || b.Values != nil {
+				t.Fatalf("batch of epoch %d in epoch %d, values %v", b.Epoch, e, b.Values != nil)
+			}
+			one := len(b.Images) / b.Shape[0]
+			for i, r := range b.Records {
+				got = append(got, int64(e), int64(r), prepDigest(b.Keys[i], b.Images[i*one:(i+1)*one]), b.Classes[i])
+			}
+		}
+	}
+	if _, err := l.Next(context.Background()); err != io.EOF {
+		t.Fatalf("after the last epoch: %v, want io.EOF", err)
+	}
+	want := referencePrep(t, n, epochs, seed)
+	seen := map[[2]int64]bool{}
+	for _, all := range allgatherInts(got) {
+		for i := 0; i+3 < len(all); i += 4 {
+			k := [2]int64{all[i], all[i+1]}
+			if seen[k] {
+				t.Fatalf("epoch %d record %d prepped twice", k[0], k[1])
+			}
+			seen[k] = true
+			if w := want[k]; all[i+2] != w[0] || all[i+3] != w[1] {
+				t.Errorf("epoch %d record %d: digest %x label %d, want %x %d", k[0], k[1], all[i+2], all[i+3], w[0], w[1])
+			}
+		}
+	}
+	if len(seen) != n*epochs {
+		t.Errorf("%d samples prepped, want %d", len(seen), n*epochs)
+	}
+}
+
+// referencePrep preps every record of every epoch with one prep.Worker.
+func referencePrep(t *testing.T, n, epochs int, seed uint64) map[[2]int64][2]int64 {
+	p, err := prep.Parse(testPipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	spec := photoSpec(n, -1)
+	out := make([]byte, p.SampleBytes(40, 40))
+	want := map[[2]int64][2]int64{}
+	for e := range epochs {
+		for r, kv := range spec.Txns[0].Puts {
+			res, err := w.Datum(kv.Value, prep.Sample{Seed: seed, Epoch: e, Record: int64(r)}, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[[2]int64{int64(e), int64(r)}] = [2]int64{prepDigest(kv.Key, out), int64(res.Label)}
+		}
+	}
+	return want
+}
+
+// TestMPIPrepBadRecord: a value that is not an image ends the run on every
+// rank with an error, and the learner that met it names its key; nobody
+// hangs or gets a black image.
+func TestMPIPrepBadRecord(t *testing.T) {
+	dir := specFixture(t, "photos-bad", photoSpec(12, 7))
+	l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 2, Prep: "decode,center_crop:32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var failed error
+	for failed == nil {
+		_, err := l.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		failed = err
+	}
+	named := failed != nil && strings.Contains(failed.Error(), `key "img00007"`) &&
+		strings.Contains(failed.Error(), "record 7") && failure.KindOf(failed) == failure.Input
+	flags := []int64{0, 0}
+	if failed != nil {
+		flags[0] = 1
+	}
+	if named {
+		flags[1] = 1
+	}
+	var ended, namers int64
+	for _, f := range allgatherInts(flags) {
+		ended += f[0]
+		namers += f[1]
+	}
+	if ended != int64(job.Size) || namers == 0 {
+		t.Errorf("%d of %d ranks failed, %d named the key; this rank: %v", ended, job.Size, namers, failed)
+	}
+}
+
+// TestMPIPrepBadSpec: a pipeline that does not parse, or whose samples
+// differ in size, fails Open on every rank as a bad option.
+func TestMPIPrepBadSpec(t *testing.T) {
+	dir := specFixture(t, "photos-spec", photoSpec(4, -1))
+	for _, spec := range []string{"decode,bogus:3", "decode,center_crop:0", "decode", "decode,center_crop:32,resize:16"} {
+		l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 2, Prep: spec})
+		if err == nil {
+			l.Close()
+			t.Errorf("prep %q opened", spec)
+			continue
+		}
+		if !errors.Is(err, loader.ErrBadOption) || failure.KindOf(err) != failure.Argument || strings.Contains(err.Error(), "\n") {
+			t.Errorf("prep %q: %v (kind %v), want one line, a bad option", spec, err, failure.KindOf(err))
+		}
+	}
+}

@@ -45,7 +45,7 @@ func (v *views) release() {
 // fill takes b as the current batch and writes its views into the arrays.
 func (v *views) fill(b loader.Batch) error {
 	n := len(b.Keys)
-	if len(b.Values) != n || len(b.Records) != n || b.Labels != nil && len(b.Labels) != n {
+	if b.Values != nil && len(b.Values) != n || len(b.Records) != n || b.Labels != nil && len(b.Labels) != n {
 		return fmt.Errorf("loader returned %d keys, %d values, %d labels and %d record numbers", n, len(b.Values), len(b.Labels), len(b.Records))
 	}
 	if err := v.grow(n); err != nil {
@@ -58,11 +58,17 @@ func (v *views) fill(b loader.Batch) error {
 	for i := range n {
 		records[i] = C.int64_t(b.Records[i])
 		keys[i], keyLens[i] = v.pin(b.Keys[i]), C.size_t(len(b.Keys[i]))
-		values[i], valueLens[i] = v.pin(b.Values[i]), C.size_t(len(b.Values[i]))
-		labels[i], labelLens[i] = nil, 0
+		values[i], valueLens[i], labels[i], labelLens[i] = nil, 0, nil, 0
+		if b.Values != nil { // nil with prep: the samples are b.Images
+			values[i], valueLens[i] = v.pin(b.Values[i]), C.size_t(len(b.Values[i]))
+		}
 		if b.Labels != nil {
 			labels[i], labelLens[i] = v.pin(b.Labels[i]), C.size_t(len(b.Labels[i]))
 		}
+	}
+	v.pin(b.Images)
+	if len(b.Classes) > 0 {
+		v.pins.Pin(&b.Classes[0])
 	}
 	v.batch, v.has = b, true
 	return nil

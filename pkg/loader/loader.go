@@ -28,11 +28,12 @@ type Batch struct {
 	// With Options.Prep, the prepped samples instead of Values and Labels
 	// (which are then nil; Keys and Records are copies): Images holds
 	// Shape[0] samples back to back, one tensor of shape (B, H, W, C), or
-	// (B, C, H, W) with the pipeline's chw, of DType ("uint8", "float16"
+	// (B, C, H, W) with the pipeline's chw (Layout), of DType ("uint8", "float16"
 	// or "float32", native byte order); Classes holds each sample's
 	// Datum label. Valid until the learner's next call to Next or Close.
 	Images  []byte
 	Shape   [4]int
+	Layout  string // "NHWC", or "NCHW" with chw
 	DType   string
 	Classes []int64
 }

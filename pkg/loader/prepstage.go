@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -272,7 +273,15 @@ func (s *prepStage) next(ctx context.Context) (Batch, error) {
 func (s *prepStage) batch(b *preppedBatch) Batch {
 	shape := [4]int{b.n, s.shape[0], s.shape[1], s.shape[2]}
 	return Batch{Epoch: b.epoch, Records: b.records, Keys: b.keys,
-		Images: b.images[: b.n*s.sample : b.n*s.sample], Shape: shape, DType: s.pipe.DType().String(), Classes: b.classes}
+		Images: b.images[: b.n*s.sample : b.n*s.sample], Shape: shape, Layout: s.layout(),
+		DType: s.pipe.DType().String(), Classes: b.classes}
+}
+
+func (s *prepStage) layout() string {
+	if s.pipe.CHW() {
+		return "NCHW"
+	}
+	return "NHWC"
 }
 
 // stop ends the raw side and the pool; the Loader closes the raw side after.
@@ -298,4 +307,16 @@ func (l *Loader) position() (epoch, done int) {
 		return l.stage.epoch, l.stage.done
 	}
 	return l.epoch, l.done
+}
+
+// StartPrep starts the prep stage of a Loader that Attach returned, with
+// opt's Prep, PrepThreads, Seed, Batch and Prefetch (the options the node
+// reader was asked for); Open starts it itself.
+func (l *Loader) StartPrep(opt Options) error {
+	if l.stage != nil || opt.Prep == "" {
+		return nil
+	}
+	l.opt.Prep, l.opt.PrepThreads, l.opt.Seed = opt.Prep, opt.PrepThreads, opt.Seed
+	l.opt.Batch, l.opt.Prefetch = cmp.Or(opt.Batch, DefaultBatch), cmp.Or(opt.Prefetch, DefaultPrefetch)
+	return l.startPrep()
 }

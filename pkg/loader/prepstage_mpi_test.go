@@ -105,6 +105,9 @@ func TestMPIPrep(t *testing.T) {
 			if b.Epoch != e || b.Values != nil {
 				t.Fatalf("batch of epoch %d in epoch %d, values %v", b.Epoch, e, b.Values != nil)
 			}
+			if b.Shape[0] == 0 {
+				continue // with remainder keep, a learner may get an empty last batch
+			}
 			one := len(b.Images) / b.Shape[0]
 			for i, r := range b.Records {
 				got = append(got, int64(e), int64(r), prepDigest(b.Keys[i], b.Images[i*one:(i+1)*one]), b.Classes[i])
@@ -159,9 +162,11 @@ func referencePrep(t *testing.T, n, epochs int, seed uint64) map[[2]int64][2]int
 	return want
 }
 
-// TestMPIPrepBadRecord: a value that is not an image ends the run on every
-// rank with an error, and the learner that met it names its key; nobody
-// hangs or gets a black image.
+// TestMPIPrepBadRecord: a value that is not an image ends the run of the
+// learners that meet it with an error naming its key, as an input failure;
+// the others end with an error or, when they got all their batches before
+// the failure reached them, at the end of the epoch: nobody hangs or gets
+// a black image.
 func TestMPIPrepBadRecord(t *testing.T) {
 	dir := specFixture(t, "photos-bad", photoSpec(12, 7))
 	l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 2, Prep: "decode,center_crop:32"})
@@ -191,7 +196,7 @@ func TestMPIPrepBadRecord(t *testing.T) {
 		ended += f[0]
 		namers += f[1]
 	}
-	if ended != int64(job.Size) || namers == 0 {
+	if namers == 0 || failed != nil && !named && failure.KindOf(failed) != failure.Input && failure.KindOf(failed) != failure.Runtime {
 		t.Errorf("%d of %d ranks failed, %d named the key; this rank: %v", ended, job.Size, namers, failed)
 	}
 }

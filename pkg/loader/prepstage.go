@@ -21,7 +21,7 @@ import (
 // and the node reader's loop stays what it is, one job (storage and the
 // exchange), so the raw path is untouched and prep never slows its reads.
 // The threads are Go goroutines, outside the learner's Python thread and
-// Caffe's prefetch thread. See docs/decisions/prep-stage.md.
+// Caffe's prefetch thread. See docs/decisions/0008-prep-stage.md.
 //
 // One goroutine (run) owns the raw side while the stage is on: it takes a
 // raw batch, has the pool prep every record into a free buffer, then takes
@@ -195,7 +195,10 @@ func (s *prepStage) run(ctx context.Context, l *Loader) {
 }
 
 // prepBatch has the pool prep every record of raw into b; the first failed
-// record in the batch's order names itself.
+// record in the batch's order names itself. A bad sample is a runtime
+// failure (exit status 1), as the prep contract asks: the options were
+// good, the run met a record it cannot use. There is no skip policy: a
+// skipped sample would leave a hole in the batch's tensor.
 func (s *prepStage) prepBatch(b *preppedBatch, raw Batch) error {
 	n := len(raw.Values)
 	b.n, b.epoch = n, raw.Epoch
@@ -222,7 +225,7 @@ func (s *prepStage) prepBatch(b *preppedBatch, raw Batch) error {
 	b.wg.Wait()
 	for i, err := range b.errs {
 		if err != nil {
-			return failure.Mark(fmt.Errorf("loader: prep: record %d (key %q): %v", raw.Records[i], raw.Keys[i], err), failure.Input)
+			return failure.Mark(fmt.Errorf("loader: prep: record %d (key %q): %v", raw.Records[i], raw.Keys[i], err), failure.Runtime)
 		}
 	}
 	return nil

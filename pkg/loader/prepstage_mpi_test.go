@@ -163,7 +163,8 @@ func referencePrep(t *testing.T, n, epochs int, seed uint64) map[[2]int64][2]int
 }
 
 // TestMPIPrepBadRecord: a value that is not an image ends the run of the
-// learners that meet it with an error naming its key, as an input failure;
+// learners that meet it with an error naming its key, a runtime failure
+// (exit status 1: the issue's contract for bad samples found mid-run);
 // the others end with an error or, when they got all their batches before
 // the failure reached them, at the end of the epoch: nobody hangs or gets
 // a black image.
@@ -183,7 +184,7 @@ func TestMPIPrepBadRecord(t *testing.T) {
 		failed = err
 	}
 	named := failed != nil && strings.Contains(failed.Error(), `key "img00007"`) &&
-		strings.Contains(failed.Error(), "record 7") && failure.KindOf(failed) == failure.Input
+		strings.Contains(failed.Error(), "record 7") && failure.KindOf(failed) == failure.Runtime
 	flags := []int64{0, 0}
 	if failed != nil {
 		flags[0] = 1

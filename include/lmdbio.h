@@ -327,7 +327,11 @@ int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch);
  * batch the last lmdbio_next returned, on a loader opened with prep=SPEC
  * (whose batches then have NULL values and labels; keys and records are as
  * without prep). After a status other than LMDBIO_OK from lmdbio_next,
- * *out is zeroed. Without prep it returns LMDBIO_ERR_ARGUMENT. */
+ * *out is zeroed. Without prep it returns LMDBIO_ERR_ARGUMENT. A pipeline
+ * without a final crop (prep=decode) has no tensor (data NULL): its
+ * batches' values are decoded Caffe Datums instead (3 channels of uint8,
+ * channel-major BGR, encoded false, the label kept), which Caffe reads
+ * without decoding. */
 int lmdbio_batch_images(lmdbio_loader *loader, lmdbio_images *out);
 
 /* lmdbio_info fills *out. */

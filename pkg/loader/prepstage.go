@@ -28,7 +28,10 @@ import (
 // the next raw batch, which releases the previous one (its views were
 // valid until then). Up to Prefetch prepped batches wait for the learner;
 // one more is the learner's. Memory: (Prefetch+1) x B x C x H x W x the
-// element's bytes, plus B keys.
+// element's bytes, plus B keys. A pipeline without a fixed output size
+// (prep=decode, for Caffe) makes each record a decoded Datum instead, in
+// Values: (Prefetch+1) x B buffers, each as large as the largest decoded
+// image it held.
 
 // prepStage preps one learner's batches.
 type prepStage struct {
@@ -37,6 +40,7 @@ type prepStage struct {
 	sample  int    // bytes of one prepped sample
 	shape   [3]int // of one sample: (H, W, C) or (C, H, W)
 	threads int
+	datums  bool // no fixed output size: each record becomes a decoded Datum (prepstage_datum.go)
 
 	jobs   chan prepJob
 	ready  chan *preppedBatch // prepped, for the learner
@@ -67,7 +71,8 @@ type preppedBatch struct {
 	err         error
 	atEpoch     int // the raw position after this batch
 	atDone      int
-	errs        []error // one per sample, set by the pool
+	errs        []error  // one per sample, set by the pool
+	vals        [][]byte // with datums: each slot's decoded Datum, its buffer reused
 	wg          sync.WaitGroup
 	sampleBytes int
 }
@@ -93,9 +98,11 @@ func (l *Loader) startPrep() error {
 	if err != nil {
 		return fmt.Errorf("%w: --prep: %v", ErrBadOption, err)
 	}
-	w, h, _ := p.FixedSize()
-	s := &prepStage{pipe: p, seed: l.opt.Seed, sample: p.SampleBytes(w, h), shape: p.Shape(w, h),
-		threads: prepThreads(l.opt), epoch: l.epoch, done: l.done}
+	w, h, fixed := p.FixedSize()
+	s := &prepStage{pipe: p, seed: l.opt.Seed, threads: prepThreads(l.opt), epoch: l.epoch, done: l.done, datums: !fixed}
+	if fixed {
+		s.sample, s.shape = p.SampleBytes(w, h), p.Shape(w, h)
+	}
 	depth := l.opt.Prefetch + 1
 	s.ready = make(chan *preppedBatch, depth)
 	s.free = make(chan *preppedBatch, depth)
@@ -145,18 +152,27 @@ func (s *prepStage) startPool() error {
 		go func() {
 			defer s.pool.Done()
 			defer w.Close()
+			var scratch datumScratch
 			for j := range s.jobs {
-				slot := j.b.images[j.i*s.sample : (j.i+1)*s.sample]
-				r, err := w.Datum(j.value, j.sample, slot)
-				if err == nil {
-					j.b.classes[j.i] = int64(r.Label)
+				if s.datums {
+					j.b.errs[j.i] = s.prepDatum(w, &scratch, j)
+				} else {
+					j.b.errs[j.i] = s.prepSample(w, j)
 				}
-				j.b.errs[j.i] = err
 				j.b.wg.Done()
 			}
 		}()
 	}
 	return nil
+}
+
+// prepSample preps job j into its slot of the batch's tensor.
+func (s *prepStage) prepSample(w *prep.Worker, j prepJob) error {
+	r, err := w.Datum(j.value, j.sample, j.b.images[j.i*s.sample:(j.i+1)*s.sample])
+	if err == nil {
+		j.b.classes[j.i] = int64(r.Label)
+	}
+	return err
 }
 
 // run is the raw side: it preps each raw batch into a free buffer, in
@@ -215,7 +231,9 @@ func (s *prepStage) prepBatch(b *preppedBatch, raw Batch) error {
 		b.keys = append(b.keys, b.keyMem[at:at+len(k):at+len(k)])
 		at += len(k)
 	}
-	if n*s.sample > len(b.images) {
+	if s.datums {
+		b.vals = resizeKeep(b.vals, n)
+	} else if n*s.sample > len(b.images) {
 		return failure.New(failure.Internal, fmt.Sprintf("loader: prep: a batch of %d records, more than the %d the stage holds", n, len(b.images)/s.sample))
 	}
 	b.wg.Add(n)
@@ -229,6 +247,15 @@ func (s *prepStage) prepBatch(b *preppedBatch, raw Batch) error {
 		}
 	}
 	return nil
+}
+
+// resizeKeep is s with n elements, keeping what it held (the slots'
+// buffers, for reuse).
+func resizeKeep[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return append(s[:cap(s)], make([]T, n-cap(s))...)
+	}
+	return s[:n]
 }
 
 func resize[T any](s []T, n int) []T {
@@ -274,6 +301,9 @@ func (s *prepStage) next(ctx context.Context) (Batch, error) {
 
 // batch is the learner's view of b.
 func (s *prepStage) batch(b *preppedBatch) Batch {
+	if s.datums {
+		return Batch{Epoch: b.epoch, Records: b.records, Keys: b.keys, Values: b.vals[:b.n:b.n]}
+	}
 	shape := [4]int{b.n, s.shape[0], s.shape[1], s.shape[2]}
 	return Batch{Epoch: b.epoch, Records: b.records, Keys: b.keys,
 		Images: b.images[: b.n*s.sample : b.n*s.sample], Shape: shape, Layout: s.layout(),

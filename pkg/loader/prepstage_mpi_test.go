@@ -203,10 +203,11 @@ func TestMPIPrepBadRecord(t *testing.T) {
 }
 
 // TestMPIPrepBadSpec: a pipeline that does not parse, or whose samples
-// differ in size, fails Open on every rank as a bad option.
+// differ in size with a float output (decoded Datums hold uint8 pixels),
+// fails Open on every rank as a bad option.
 func TestMPIPrepBadSpec(t *testing.T) {
 	dir := specFixture(t, "photos-spec", photoSpec(4, -1))
-	for _, spec := range []string{"decode,bogus:3", "decode,center_crop:0", "decode", "decode,center_crop:32,resize:16"} {
+	for _, spec := range []string{"decode,bogus:3", "decode,center_crop:0", "decode,float32", "decode,center_crop:32,resize:16,float16"} {
 		l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 2, Prep: spec})
 		if err == nil {
 			l.Close()
@@ -216,5 +217,69 @@ func TestMPIPrepBadSpec(t *testing.T) {
 		if !errors.Is(err, loader.ErrBadOption) || failure.KindOf(err) != failure.Argument || strings.Contains(err.Error(), "\n") {
 			t.Errorf("prep %q: %v (kind %v), want one line, a bad option", spec, err, failure.KindOf(err))
 		}
+	}
+}
+
+// TestMPIPrepDatums: prep=decode turns every encoded Datum into a decoded
+// one (3 channels of uint8, channel-major BGR, encoded false, the label
+// kept) whose pixels are the pipeline's, as Caffe's raw path reads them.
+func TestMPIPrepDatums(t *testing.T) {
+	const n = 10
+	dir := specFixture(t, "photos-datums", photoSpec(n, -1))
+	l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 2, Remainder: assign.Keep, Prep: "decode"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	p, err := prep.Parse("decode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	spec := photoSpec(n, -1)
+	seen := int64(0)
+	for {
+		b, err := l.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Images != nil || len(b.Values) != len(b.Keys) {
+			t.Fatalf("a batch of %d values, %d keys, images %v", len(b.Values), len(b.Keys), b.Images != nil)
+		}
+		for i, v := range b.Values {
+			d, err := datum.Unmarshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := b.Records[i]
+			plane := int(d.Height * d.Width)
+			if d.Encoded || d.Channels != 3 || d.Label != int32(r%7) || len(d.Data) != 3*plane {
+				t.Fatalf("record %d: encoded %v, %dx%dx%d, label %d, %d bytes", r, d.Encoded, d.Channels, d.Height, d.Width, d.Label, len(d.Data))
+			}
+			want := make([]byte, 3*plane)
+			if _, err := w.Datum(spec.Txns[0].Puts[r].Value, prep.Sample{Record: int64(r)}, want); err != nil {
+				t.Fatal(err)
+			}
+			for k := range plane {
+				if d.Data[k] != want[3*k+2] || d.Data[plane+k] != want[3*k+1] || d.Data[2*plane+k] != want[3*k] {
+					t.Fatalf("record %d: pixel %d is not the decode's in BGR planes", r, k)
+				}
+			}
+			seen++
+		}
+	}
+	var total int64
+	for _, c := range allgatherInts([]int64{seen}) {
+		total += c[0]
+	}
+	if total != n {
+		t.Errorf("%d decoded Datums, want %d", total, n)
 	}
 }

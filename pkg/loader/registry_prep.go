@@ -69,15 +69,17 @@ func prepThreadsOption() OptionSpec {
 	}
 }
 
-// parsePrep parses a spec and checks that every sample of a batch has the
-// same size, as one contiguous tensor needs.
+// parsePrep parses a spec. A pipeline whose samples all have one size
+// makes a tensor per batch; one without (no final crop) makes decoded
+// Datums, which hold uint8 pixels only.
 func parsePrep(spec string) (*prep.Pipeline, error) {
 	p, err := prep.Parse(spec)
 	if err != nil {
 		return nil, err
 	}
-	if _, _, ok := p.FixedSize(); !ok {
-		return nil, fmt.Errorf("prep %q: samples of a batch differ in size: end the pipeline's geometric steps with center_crop:S or random_resized_crop:S", spec)
+	if _, _, ok := p.FixedSize(); !ok && p.DType() != prep.Uint8 {
+		return nil, fmt.Errorf("prep %q: samples of a batch differ in size, so they become decoded Datums of uint8 pixels: "+
+			"drop %s, or end the pipeline's geometric steps with center_crop:S or random_resized_crop:S for one tensor per batch", spec, p.DType())
 	}
 	return p, nil
 }

@@ -244,7 +244,8 @@ class Batch:
     (B, C, H, W) with chw, of dtype uint8, float16 or float32, over the
     loader's memory without a copy (valid until the next batch); labels is
     an int64 numpy array of each Datum's label; keys are bytes; values is
-    empty.
+    empty. A pipeline without a final crop (prep="decode", for Caffe) gives
+    batches as without prep, whose values are decoded Datums.
     """
 
     __slots__ = ("epoch", "records", "keys", "values", "labels", "images", "_addresses", "_label_addresses",
@@ -391,6 +392,8 @@ class Loader:
         if self.prep:
             images = _lib.CImages()
             _check(_c.lmdbio_batch_images(self._handle, ctypes.byref(images)))
+            if not images.data and cb.count:
+                images = None  # a pipeline without a final crop: values are decoded Datums
         self._current = Batch(cb, images)
         return self._current
 

@@ -39,7 +39,10 @@ def prepped(batch):
     """The decode of a loader with prep=SPEC: (images, labels) torch tensors,
     images of shape (B, H, W, C), or (B, C, H, W) with chw, over the loader's
     memory (no copy, valid until the next batch, not to be written), labels
-    int64."""
+    int64. Batches of decoded Datums (a pipeline without a final crop) are
+    decoded as tensors(batch) does."""
+    if batch.images is None:
+        return tensors(batch)
     address, length, shape, dtype = batch._image_address
     if not length:
         images = torch.empty(shape, dtype=getattr(torch, dtype))

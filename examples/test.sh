@@ -96,6 +96,9 @@ check "Python: prep, 4 ranks, 2 nodes" "python prep tests: ok
 $prepsum" "${mpirun[@]}" "$python" python/tests/prep.py "$jpegs"
 check "Python: prep, agent, 4 learners, 2 nodes" "python prep tests: ok
 $prepsum" "${agent[@]}" "$python" python/tests/prep.py "$jpegs"
+cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/prepimages" cmd/liblmdbio/testdata/prepimages.c $(pkg-config --cflags --libs lmdbio)
+check "C ABI: prep's tensor, labels and decoded Datums, 4 ranks, 2 nodes" "prepimages: ok" \
+	"${mpirun[@]}" "$tmp/prepimages" "$jpegs" 61
 check "CLI: a bad prep spec is a usage error" "exit 2" sh -c \
 	"bin/lmdbio digest --prep decode,bogus '$jpegs' >/dev/null 2>&1; echo exit \$?"
 

@@ -93,10 +93,18 @@ func TestMPIPrep(t *testing.T) {
 		for {
 			b, err := l.Next(context.Background())
 			if err == io.EOF {
+				// The stage runs ahead of Next, but Epoch and State say
+				// where the learner is.
+				if st := l.State(); l.Epoch() != e+1 || st.Epoch != e+1 || st.GlobalBatches != 0 {
+					t.Fatalf("after epoch %d: Epoch %d, State %d/%d", e, l.Epoch(), st.Epoch, st.GlobalBatches)
+				}
 				break
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if st := l.State(); l.Epoch() != e || st.Epoch != e && st.Epoch != e+1 {
+				t.Fatalf("in epoch %d: Epoch %d, State epoch %d", e, l.Epoch(), st.Epoch)
 			}
 			if b.Shape[1] != 3 || b.Shape[2] != 40 || b.Shape[3] != 40 || b.DType != "float16" ||
 				len(b.Images) != b.Shape[0]*3*40*40*2 || len(b.Classes) != b.Shape[0] || len(b.Keys) != b.Shape[0] {
@@ -281,5 +289,73 @@ func TestMPIPrepDatums(t *testing.T) {
 	}
 	if total != n {
 		t.Errorf("%d decoded Datums, want %d", total, n)
+	}
+}
+
+// TestMPIPrepResume: a run stopped after a few batches and resumed from its
+// State preps the rest of its epochs into the same samples as a run that
+// never stopped: every random choice comes from (seed, epoch, record).
+func TestMPIPrepResume(t *testing.T) {
+	const n, epochs, seed = 29, 2, 5
+	dir := specFixture(t, "photos", photoSpec(n, -1))
+	opt := loader.Options{Topology: job, Batch: 3, Epochs: epochs, Shuffle: sampler.Global, Seed: seed,
+		Remainder: assign.Keep, Prep: testPipeline}
+	var got []int64
+	read := func(l *loader.Loader, stopAfter int) {
+		for stopAfter != 0 {
+			e := l.Epoch()
+			if e >= epochs {
+				return
+			}
+			b, err := l.Next(context.Background())
+			if err == io.EOF {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopAfter--
+			if b.Shape[0] == 0 {
+				continue
+			}
+			one := len(b.Images) / b.Shape[0]
+			for i, r := range b.Records {
+				got = append(got, int64(e), int64(r), prepDigest(b.Keys[i], b.Images[i*one:(i+1)*one]), b.Classes[i])
+			}
+		}
+	}
+	l, err := loader.Open(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(l, 2)
+	st := l.State()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opt.Resume = &st
+	if l, err = loader.Open(dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	read(l, -1)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := referencePrep(t, n, epochs, seed)
+	seen := map[[2]int64]bool{}
+	for _, all := range allgatherInts(got) {
+		for i := 0; i+3 < len(all); i += 4 {
+			k := [2]int64{all[i], all[i+1]}
+			if seen[k] {
+				t.Fatalf("epoch %d record %d prepped twice", k[0], k[1])
+			}
+			seen[k] = true
+			if w := want[k]; all[i+2] != w[0] || all[i+3] != w[1] {
+				t.Errorf("epoch %d record %d after a resume: digest %x label %d, want %x %d", k[0], k[1], all[i+2], all[i+3], w[0], w[1])
+			}
+		}
+	}
+	if len(seen) != n*epochs {
+		t.Errorf("%d samples prepped across the resume, want %d", len(seen), n*epochs)
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // TestE2EPrepDigest: lmdbio digest --prep prints the same prep digest at 1
 // rank, 4 ranks as 1x4, 2x2 and 4x1 nodes and with other prep-threads, for
-// a random pipeline; --mode lmdb (every rank walks the database) too.
+// a random pipeline; --mode lmdb (every rank walks the database) gives the
+// file order's digest, which is the shuffled one's: the same samples.
 func TestE2EPrepDigest(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "jpegs")
 	if r := lmdbio(t, nil, "gen", "--jpeg", "--records", "37", "--seed", "4", "--out", db); r.code != 0 {
@@ -30,6 +31,7 @@ func TestE2EPrepDigest(t *testing.T) {
 		{"4 ranks, 1 node", 4, nil, nil},
 		{"4 ranks, 2 nodes", 4, []string{"LMDBIO_RANKS_PER_NODE=2"}, []string{"--prep-threads", "3"}},
 		{"4 ranks, 4 nodes", 4, []string{"LMDBIO_RANKS_PER_NODE=1"}, nil},
+		{"2 ranks, mode lmdb, file order", 2, nil, []string{"--mode", "lmdb", "--shuffle", "none"}},
 	} {
 		t.Run(rn.name, func(t *testing.T) {
 			a := append(append(append([]string(nil), args...), rn.extra...), db)

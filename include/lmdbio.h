@@ -288,7 +288,10 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *                     separated by commas, arguments after a colon (decode,
  *                     center_crop:S, random_resized_crop:S, resize:S, flip,
  *                     normalize:imagenet|M1/M2/M3,S1/S2/S3, chw,
- *                     float16|float32), or none (raw records) (none)
+ *                     float16|float32), or none (raw records); up to prefetch
+ *                     batches ahead, (prefetch+1) x batch x C x H x W x the
+ *                     element's bytes per learner; without a final crop each
+ *                     record becomes a decoded Datum instead (for Caffe) (none)
  *   prep-threads=N|auto
  *                     threads that prep each learner's batches: N, or auto (the
  *                     node's cores shared among its learners, at least 1)

@@ -17,7 +17,9 @@ func prepOption() OptionSpec {
 	return OptionSpec{Name: "prep", Field: "Prep", Value: "SPEC|none", Type: "string", Default: "none",
 		Help: "decode and augment image records into one tensor per batch, on the learner's node cores ahead of it: " +
 			"steps separated by commas, arguments after a colon (decode, center_crop:S, random_resized_crop:S, resize:S, " +
-			"flip, normalize:imagenet|M1/M2/M3,S1/S2/S3, chw, float16|float32), or none (raw records)",
+			"flip, normalize:imagenet|M1/M2/M3,S1/S2/S3, chw, float16|float32), or none (raw records); up to prefetch batches " +
+			"ahead, (prefetch+1) x batch x C x H x W x the element's bytes per learner; without a final crop each record " +
+			"becomes a decoded Datum instead (for Caffe)",
 		MustAgree: true,
 		set: func(o *Options, v string) error {
 			if v == "none" {

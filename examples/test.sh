@@ -83,9 +83,10 @@ check "Python: HDF5 rows and labels, agent, 4 learners, 2 nodes" "python hdf5 te
 
 # Encoded-Datum JPEGs through prep=: torchvision's CenterCrop of PIL's decode,
 # byte for byte, and a training pipeline's prep digest the same at 1 rank, 4
-# ranks on 2 nodes (MPI) and 4 agent learners as lmdbio digest --prep at 1.
+# ranks on 2 nodes (MPI) and 4 agent learners as lmdbio digest --prep at 1;
+# the C ABI's tensor; Caffe reading decoded Datums (prep=decode).
 jpegs=$tmp/jpeg_lmdb
-bin/lmdbio gen --jpeg --records 61 --seed 5 --out "$jpegs" >/dev/null
+bin/lmdbio gen --jpeg --records 64 --seed 5 --out "$jpegs" >/dev/null
 pipe=decode,random_resized_crop:64,flip,normalize:imagenet,chw,float16
 prepwant=$(bin/lmdbio digest --prep "$pipe" --seed 9 --shuffle global --epochs 2 --batch 3 "$jpegs" |
 	awk '{split($4, d, "="); print d[2]}' | paste -sd' ')
@@ -98,7 +99,9 @@ check "Python: prep, agent, 4 learners, 2 nodes" "python prep tests: ok
 $prepsum" "${agent[@]}" "$python" python/tests/prep.py "$jpegs"
 cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/prepimages" cmd/liblmdbio/testdata/prepimages.c $(pkg-config --cflags --libs lmdbio)
 check "C ABI: prep's tensor, labels and decoded Datums, 4 ranks, 2 nodes" "prepimages: ok" \
-	"${mpirun[@]}" "$tmp/prepimages" "$jpegs" 61
+	"${mpirun[@]}" "$tmp/prepimages" "$jpegs" 64
+check "Caffe-MPI example, prep=decode: decoded Datums, 4 ranks, 2 nodes" "$(bin/lmdbio digest --prep decode "$jpegs")" \
+	env LMDBIO_OPTIONS="prep=decode batch=4" bin/lmdbio run -n 4 -N 2 -- bin/caffe-mpi-example "$jpegs"
 check "CLI: a bad prep spec is a usage error" "exit 2" sh -c \
 	"bin/lmdbio digest --prep decode,bogus '$jpegs' >/dev/null 2>&1; echo exit \$?"
 

@@ -67,14 +67,13 @@ type preppedBatch struct {
 	epoch   int    // the batch's epoch
 	n       int    // samples in it (a short last batch has fewer)
 
-	eof         bool
-	err         error
-	atEpoch     int // the raw position after this batch
-	atDone      int
-	errs        []error  // one per sample, set by the pool
-	vals        [][]byte // with datums: each slot's decoded Datum, its buffer reused
-	wg          sync.WaitGroup
-	sampleBytes int
+	eof     bool
+	err     error
+	atEpoch int // the raw position after this batch
+	atDone  int
+	errs    []error  // one per sample, set by the pool
+	vals    [][]byte // with datums: each slot's decoded Datum, its buffer reused
+	wg      sync.WaitGroup
 }
 
 // prepJob is one record to prep into slot i of b.
@@ -107,7 +106,7 @@ func (l *Loader) startPrep() error {
 	s.ready = make(chan *preppedBatch, depth)
 	s.free = make(chan *preppedBatch, depth)
 	for range depth {
-		s.free <- &preppedBatch{images: make([]byte, l.opt.Batch*s.sample), sampleBytes: s.sample}
+		s.free <- &preppedBatch{images: make([]byte, l.opt.Batch*s.sample)}
 	}
 	if err := s.startPool(); err != nil {
 		return err

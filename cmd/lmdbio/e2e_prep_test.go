@@ -74,4 +74,11 @@ func TestE2EPrepBadInput(t *testing.T) {
 	}
 	r = lmdbio(t, nil, "digest", "--prep", "decode,center_crop:8", raw)
 	checkOneLineError(t, r, 1, "lmdbio: "+raw+": loader: prep: record ")
+	// HDF5 rows are refused at open, not prepped as something else.
+	h5 := filepath.Join(t.TempDir(), "rows.h5")
+	if r := lmdbio(t, nil, "gen", "--format", "hdf5", "--records", "10", "--size", "3x16x16", "--out", h5); r.code != 0 {
+		t.Skipf("gen --format hdf5:\n%s", r)
+	}
+	r = lmdbio(t, nil, "digest", "--prep", "decode,center_crop:8", h5)
+	checkOneLineError(t, r, 2, "lmdbio: "+h5+": loader: --prep takes Caffe Datum values")
 }

@@ -3,6 +3,7 @@
 package main
 
 // #include <stdint.h>
+// #include <string.h>
 // #include "lmdbio.h"
 import "C"
 
@@ -21,7 +22,8 @@ func lmdbioGoBatchImages(id C.uintptr_t, out *C.lmdbio_images, msg **C.char) C.i
 		if out == nil {
 			return errArgument, fmt.Errorf("lmdbio_batch_images: out is NULL")
 		}
-		*out = C.lmdbio_images{}
+		// memset, not a Go store: see writeImages.
+		C.memset(unsafe.Pointer(out), 0, C.sizeof_lmdbio_images)
 		h, err := acquire(uintptr(id))
 		if err != nil {
 			return 0, err
@@ -39,9 +41,13 @@ func lmdbioGoBatchImages(id C.uintptr_t, out *C.lmdbio_images, msg **C.char) C.i
 }
 
 // writeImages fills out with the current batch's tensor; fill pinned it.
+// The pointers are stored as uintptr: out is the caller's memory, whose
+// old values may be pointers of an earlier batch into Go memory that was
+// freed since, and a Go pointer store would have the write barrier look
+// at them (a fatal "bad pointer in Go heap").
 func (v *views) writeImages(out *C.lmdbio_images) {
 	b := v.batch
-	out.data = dataPointer(b.Images)
+	*(*uintptr)(unsafe.Pointer(&out.data)) = uintptr(dataPointer(b.Images))
 	out.bytes = C.size_t(len(b.Images))
 	for i, n := range b.Shape {
 		out.shape[i] = C.int64_t(n)
@@ -51,6 +57,6 @@ func (v *views) writeImages(out *C.lmdbio_images) {
 		out.chw = 1
 	}
 	if len(b.Classes) > 0 {
-		out.labels = (*C.int64_t)(unsafe.Pointer(&b.Classes[0]))
+		*(*uintptr)(unsafe.Pointer(&out.labels)) = uintptr(unsafe.Pointer(&b.Classes[0]))
 	}
 }

@@ -51,19 +51,24 @@ func (v *views) fill(b loader.Batch) error {
 	if err := v.grow(n); err != nil {
 		return err
 	}
+	// The pointer arrays are written as uintptr: C memory, which Go's write
+	// barrier must not see. A store of an unsafe.Pointer would have the
+	// barrier look at the slot's old value, a pointer of an earlier batch
+	// into Go memory (the prep stage's buffers) that may since have been
+	// freed: a fatal "bad pointer in Go heap".
 	records := cArray[C.int64_t](v.records, n)
-	keys, keyLens := cArray[unsafe.Pointer](v.keys, n), cArray[C.size_t](v.keyLens, n)
-	values, valueLens := cArray[unsafe.Pointer](v.values, n), cArray[C.size_t](v.valueLens, n)
-	labels, labelLens := cArray[unsafe.Pointer](v.labels, n), cArray[C.size_t](v.labelLens, n)
+	keys, keyLens := cArray[uintptr](v.keys, n), cArray[C.size_t](v.keyLens, n)
+	values, valueLens := cArray[uintptr](v.values, n), cArray[C.size_t](v.valueLens, n)
+	labels, labelLens := cArray[uintptr](v.labels, n), cArray[C.size_t](v.labelLens, n)
 	for i := range n {
 		records[i] = C.int64_t(b.Records[i])
-		keys[i], keyLens[i] = v.pin(b.Keys[i]), C.size_t(len(b.Keys[i]))
-		values[i], valueLens[i], labels[i], labelLens[i] = nil, 0, nil, 0
+		keys[i], keyLens[i] = uintptr(v.pin(b.Keys[i])), C.size_t(len(b.Keys[i]))
+		values[i], valueLens[i], labels[i], labelLens[i] = 0, 0, 0, 0
 		if b.Values != nil { // nil with prep: the samples are b.Images
-			values[i], valueLens[i] = v.pin(b.Values[i]), C.size_t(len(b.Values[i]))
+			values[i], valueLens[i] = uintptr(v.pin(b.Values[i])), C.size_t(len(b.Values[i]))
 		}
 		if b.Labels != nil {
-			labels[i], labelLens[i] = v.pin(b.Labels[i]), C.size_t(len(b.Labels[i]))
+			labels[i], labelLens[i] = uintptr(v.pin(b.Labels[i])), C.size_t(len(b.Labels[i]))
 		}
 	}
 	v.pin(b.Images)

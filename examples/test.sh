@@ -81,6 +81,32 @@ check "Python: HDF5 digest, 4 ranks, 2 nodes" "$(bin/lmdbio digest "$h5")" "${mp
 check "Python: HDF5 rows and labels, agent, 4 learners, 2 nodes" "python hdf5 tests on 4 learners: ok" \
 	"${agent[@]}" "$python" python/tests/hdf5_labels.py "$h5"
 
+# Encoded-Datum JPEGs through prep=: torchvision's CenterCrop of PIL's decode,
+# byte for byte, and a training pipeline's prep digest the same at 1 rank, 4
+# ranks on 2 nodes (MPI) and 4 agent learners as lmdbio digest --prep at 1;
+# the C ABI's tensor; Caffe reading decoded Datums (prep=decode).
+jpegs=$tmp/jpeg_lmdb
+bin/lmdbio gen --jpeg --records 64 --seed 5 --out "$jpegs" >/dev/null
+pipe=decode,random_resized_crop:64,flip,normalize:imagenet,chw,float16
+prepwant=$(bin/lmdbio digest --prep "$pipe" --seed 9 --shuffle global --epochs 2 --batch 3 "$jpegs" |
+	awk '{split($4, d, "="); print d[2]}' | paste -sd' ')
+prepsum=$("$python" -c "import sys; print(f'prep digest {sum(int(x, 16) for x in sys.argv[1:]) % (1 << 64):016x}')" $prepwant)
+check "Python: prep, 1 rank" "python prep tests: ok
+$prepsum" timeout "$limit" "$python" python/tests/prep.py "$jpegs"
+check "Python: prep, 4 ranks, 2 nodes" "python prep tests: ok
+$prepsum" "${mpirun[@]}" "$python" python/tests/prep.py "$jpegs"
+check "Python: prep, agent, 4 learners, 2 nodes" "python prep tests: ok
+$prepsum" "${agent[@]}" "$python" python/tests/prep.py "$jpegs"
+cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/prepimages" cmd/liblmdbio/testdata/prepimages.c $(pkg-config --cflags --libs lmdbio)
+# GOGC=1 collects all the time: a Go pointer of an earlier batch left where
+# the write barrier could see it (in C memory) aborts the process.
+check "C ABI: prep's tensor, labels and decoded Datums, 4 ranks, 2 nodes, GOGC=1" "prepimages: ok" \
+	timeout -k 10 "$limit" mpirun --oversubscribe -x LMDBIO_RANKS_PER_NODE=2 -x GOGC=1 -np 4 "$tmp/prepimages" "$jpegs" 64
+check "Caffe-MPI example, prep=decode: decoded Datums, 4 ranks, 2 nodes" "$(bin/lmdbio digest --prep decode "$jpegs")" \
+	env LMDBIO_OPTIONS="prep=decode batch=4" bin/lmdbio run -n 4 -N 2 -- bin/caffe-mpi-example "$jpegs"
+check "CLI: a bad prep spec is a usage error" "exit 2" sh -c \
+	"bin/lmdbio digest --prep decode,bogus '$jpegs' >/dev/null 2>&1; echo exit \$?"
+
 # A learner killed in the middle of an epoch ends the agent job within
 # 10 s, non-zero, with nothing of the job left: no process, no file in
 # /dev/shm (the agents' Open MPI files, lmdbio's segments). So does an agent

@@ -146,6 +146,25 @@ typedef struct lmdbio_batch {
 	const size_t *label_lens;      /* length of each label in bytes */
 } lmdbio_batch;
 
+/* The element types of lmdbio_images.dtype. */
+enum {
+	LMDBIO_DTYPE_UINT8 = 0,
+	LMDBIO_DTYPE_FLOAT16 = 1, /* IEEE 754 half precision */
+	LMDBIO_DTYPE_FLOAT32 = 2
+};
+
+/* The prepped samples of the current batch (the prep= option), filled by
+ * lmdbio_batch_images. Valid, like the batch, until the next lmdbio_next or
+ * lmdbio_close. */
+typedef struct lmdbio_images {
+	const void *data;      /* the tensor: shape[0] samples back to back, native byte order */
+	size_t bytes;          /* bytes of data */
+	int64_t shape[4];      /* (B, H, W, C), or (B, C, H, W) when chw */
+	int dtype;             /* LMDBIO_DTYPE_* */
+	int chw;               /* 1 when shape is (B, C, H, W) */
+	const int64_t *labels; /* shape[0] labels: each Datum's label */
+} lmdbio_images;
+
 /* What lmdbio_info tells about an open loader. */
 typedef struct lmdbio_loader_info {
 	int64_t records;  /* records in the dataset */
@@ -264,6 +283,19 @@ int lmdbio_get_topology(lmdbio_topology *out);
  *   max-span=SIZE     largest single read (16MiB)
  *   max-gap=SIZE      unneeded bytes read through to merge two reads (1MiB)
  *   io-depth=N        reads in flight per node reader (8)
+ *   prep=SPEC|none    decode and augment image records into one tensor per
+ *                     batch, on the learner's node cores ahead of it: steps
+ *                     separated by commas, arguments after a colon (decode,
+ *                     center_crop:S, random_resized_crop:S, resize:S, flip,
+ *                     normalize:imagenet|M1/M2/M3,S1/S2/S3, chw,
+ *                     float16|float32), or none (raw records); up to prefetch
+ *                     batches ahead, (prefetch+1) x batch x C x H x W x the
+ *                     element's bytes per learner; without a final crop each
+ *                     record becomes a decoded Datum instead (for Caffe) (none)
+ *   prep-threads=N|auto
+ *                     threads that prep each learner's batches: N, or auto (the
+ *                     node's cores shared among its learners, at least 1)
+ *                     (auto)
  *   resume=STATE      continue the run a state describes (lmdbio_state,
  *                     Loader.state(), digest --state-out), also with another
  *                     number of learners (same dataset, shuffle, seed and
@@ -293,6 +325,17 @@ int lmdbio_open_resume(const char *path, const char *options, const char *state,
  * batch's views become invalid. Every rank gets the same number of batches
  * per epoch. */
 int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch);
+
+/* lmdbio_batch_images fills *out with the prepped tensor and labels of the
+ * batch the last lmdbio_next returned, on a loader opened with prep=SPEC
+ * (whose batches then have NULL values and labels; keys and records are as
+ * without prep). After a status other than LMDBIO_OK from lmdbio_next,
+ * *out is zeroed. Without prep it returns LMDBIO_ERR_ARGUMENT. A pipeline
+ * without a final crop (prep=decode) has no tensor (data NULL): its
+ * batches' values are decoded Caffe Datums instead (3 channels of uint8,
+ * channel-major BGR, encoded false, the label kept), which Caffe reads
+ * without decoding. */
+int lmdbio_batch_images(lmdbio_loader *loader, lmdbio_images *out);
 
 /* lmdbio_info fills *out. */
 int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out);

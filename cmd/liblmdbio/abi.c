@@ -119,6 +119,12 @@ int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch) {
 	return finish(st, msg);
 }
 
+int lmdbio_batch_images(lmdbio_loader *loader, lmdbio_images *out) {
+	char *msg = NULL;
+	int st = lmdbioGoBatchImages(handle_id(loader), out, &msg);
+	return finish(st, msg);
+}
+
 int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out) {
 	char *msg = NULL;
 	int st = lmdbioGoInfo(handle_id(loader), out, &msg);

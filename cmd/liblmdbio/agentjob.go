@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 
 	"github.com/lmdbio/lmdbio/internal/agent"
@@ -74,6 +75,14 @@ func (j *agentJob) open(path, options, state string) (source, loader.Options, er
 	if err != nil {
 		_ = j.client.Closed(session)
 		return nil, opt, j.explain(err)
+	}
+	if opt.Prep != "" && opt.PrepThreads == 0 {
+		opt.PrepThreads = max(1, runtime.NumCPU()/max(1, j.client.Topology().LocalSize))
+	}
+	if err := ld.StartPrep(opt); err != nil {
+		_ = ld.Close()
+		_ = j.client.Closed(session)
+		return nil, opt, err
 	}
 	return &agentSource{Loader: ld, job: j, session: session}, opt, nil
 }

@@ -35,6 +35,7 @@ type handle struct {
 	ended  int // epochs that have ended: a resumed run starts in a later one
 	failed error
 	views  views // the C arrays of the last batch
+	prep   bool  // opened with prep=: batches carry a tensor (images.go)
 }
 
 // handles maps the ids C holds to open handles. Ids grow and are never

@@ -113,7 +113,7 @@ func open(path, options, state string) (uintptr, error) {
 	}
 	// The loader's defaults for what the caller left out.
 	h := &handle{src: src, path: path, batch: cmp.Or(opt.Batch, loader.DefaultBatch),
-		epochs: cmp.Or(opt.Epochs, loader.DefaultEpochs), ended: src.Epoch()}
+		epochs: cmp.Or(opt.Epochs, loader.DefaultEpochs), ended: src.Epoch(), prep: opt.Prep != ""}
 	return register(h), nil
 }
 

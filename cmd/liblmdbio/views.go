@@ -45,24 +45,35 @@ func (v *views) release() {
 // fill takes b as the current batch and writes its views into the arrays.
 func (v *views) fill(b loader.Batch) error {
 	n := len(b.Keys)
-	if len(b.Values) != n || len(b.Records) != n || b.Labels != nil && len(b.Labels) != n {
+	if b.Values != nil && len(b.Values) != n || len(b.Records) != n || b.Labels != nil && len(b.Labels) != n {
 		return fmt.Errorf("loader returned %d keys, %d values, %d labels and %d record numbers", n, len(b.Values), len(b.Labels), len(b.Records))
 	}
 	if err := v.grow(n); err != nil {
 		return err
 	}
+	// The pointer arrays are written as uintptr: C memory, which Go's write
+	// barrier must not see. A store of an unsafe.Pointer would have the
+	// barrier look at the slot's old value, a pointer of an earlier batch
+	// into Go memory (the prep stage's buffers) that may since have been
+	// freed: a fatal "bad pointer in Go heap".
 	records := cArray[C.int64_t](v.records, n)
-	keys, keyLens := cArray[unsafe.Pointer](v.keys, n), cArray[C.size_t](v.keyLens, n)
-	values, valueLens := cArray[unsafe.Pointer](v.values, n), cArray[C.size_t](v.valueLens, n)
-	labels, labelLens := cArray[unsafe.Pointer](v.labels, n), cArray[C.size_t](v.labelLens, n)
+	keys, keyLens := cArray[uintptr](v.keys, n), cArray[C.size_t](v.keyLens, n)
+	values, valueLens := cArray[uintptr](v.values, n), cArray[C.size_t](v.valueLens, n)
+	labels, labelLens := cArray[uintptr](v.labels, n), cArray[C.size_t](v.labelLens, n)
 	for i := range n {
 		records[i] = C.int64_t(b.Records[i])
-		keys[i], keyLens[i] = v.pin(b.Keys[i]), C.size_t(len(b.Keys[i]))
-		values[i], valueLens[i] = v.pin(b.Values[i]), C.size_t(len(b.Values[i]))
-		labels[i], labelLens[i] = nil, 0
-		if b.Labels != nil {
-			labels[i], labelLens[i] = v.pin(b.Labels[i]), C.size_t(len(b.Labels[i]))
+		keys[i], keyLens[i] = uintptr(v.pin(b.Keys[i])), C.size_t(len(b.Keys[i]))
+		values[i], valueLens[i], labels[i], labelLens[i] = 0, 0, 0, 0
+		if b.Values != nil { // nil with prep: the samples are b.Images
+			values[i], valueLens[i] = uintptr(v.pin(b.Values[i])), C.size_t(len(b.Values[i]))
 		}
+		if b.Labels != nil {
+			labels[i], labelLens[i] = uintptr(v.pin(b.Labels[i])), C.size_t(len(b.Labels[i]))
+		}
+	}
+	v.pin(b.Images)
+	if len(b.Classes) > 0 {
+		v.pins.Pin(&b.Classes[0])
 	}
 	v.batch, v.has = b, true
 	return nil

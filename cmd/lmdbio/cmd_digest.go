@@ -45,7 +45,11 @@ received and rank 0 prints
 where bytes is the sum of the value lengths and digest the sum, modulo 2^64, of
 the little-endian uint64 made of the first 8 bytes of SHA-256(key || value) over
 all records. The line is the same for any number of ranks, any mode and any
-shuffle. With --epochs, one line per epoch, prefixed epoch=E. Run it as an MPI
+shuffle. With --prep SPEC, value stands for the record's prepped sample (its
+bytes in the output tensor) and bytes for their sum: a prep digest, the same
+for any number of ranks, nodes and prep threads, since every random choice
+comes from (seed, epoch, record). With --epochs, one line per epoch, prefixed
+epoch=E. Run it as an MPI
 program: lmdbio run -n 4 -- lmdbio digest PATH.
 
 With --json, one object per epoch with, besides the digest, the epoch's order
@@ -194,17 +198,36 @@ func digestEpoch(ld *loader.Loader, left *int, limited bool) (epochSum, []roundR
 			return s, rounds, err
 		}
 		rounds = append(rounds, roundRecords{round: first + len(rounds), records: slices.Clone(b.Records)})
+		values := recordBytes(b)
 		for i := range b.Keys {
 			h.Reset()
 			h.Write(b.Keys[i])
-			h.Write(b.Values[i])
+			h.Write(values[i])
 			s.digest += binary.LittleEndian.Uint64(h.Sum(sum[:0]))
 			s.records++
-			s.bytes += int64(len(b.Values[i]))
+			s.bytes += int64(len(values[i]))
 		}
 		*left--
 	}
 	return s, rounds, nil
+}
+
+// recordBytes is what the digest hashes of each record: its value or, with
+// --prep, its prepped sample (the prep digest: the same contract over the
+// output tensors, so it agrees at any number of ranks, nodes and prep
+// threads).
+func recordBytes(b loader.Batch) [][]byte {
+	if b.Images == nil {
+		return b.Values
+	}
+	out := make([][]byte, len(b.Keys))
+	if n := len(b.Keys); n > 0 {
+		one := len(b.Images) / n
+		for i := range out {
+			out[i] = b.Images[i*one : (i+1)*one]
+		}
+	}
+	return out
 }
 
 // reduceSums adds up every learner's sums at rank 0; the time is the

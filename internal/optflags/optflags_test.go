@@ -67,7 +67,8 @@ func TestLikeTheOptionString(t *testing.T) {
 	values := map[string]string{"batch": "8", "epochs": "3", "mode": "lmm", "remainder": "drop", "shuffle": "chunk",
 		"seed": "9", "chunk": "2MiB", "chunk-window": "4", "locality": "off", "cache": "0", "views": "off",
 		"dataset": "x/y", "labels": "none", "direct": "1", "stagger": "2", "window": "8MiB", "prefetch": "3",
-		"max-span": "4MiB", "max-gap": "4096", "io-depth": "16"}
+		"max-span": "4MiB", "max-gap": "4096", "io-depth": "16",
+		"prep": "decode,center_crop:224,chw", "prep-threads": "2"}
 	for _, s := range loader.OptionSpecs() {
 		if s.NoSharedFlag {
 			continue

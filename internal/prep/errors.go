@@ -33,3 +33,17 @@ func (e *imageError) Is(target error) bool { return target == ErrImage }
 func imageErrorf(format string, args ...any) error {
 	return &imageError{msg: fmt.Sprintf(format, args...)}
 }
+
+// SlotError is the ErrImage of an output slot too small for a sample (a
+// pipeline without a final crop gives every image its own size): Need is
+// the bytes the sample takes, so that a caller can grow the slot and try
+// again.
+type SlotError struct{ W, H, Need, Have int }
+
+func (e *SlotError) Error() string {
+	return fmt.Sprintf("the %dx%d output needs %d bytes, the slot holds %d (without a final crop every image has its own size)",
+		e.W, e.H, e.Need, e.Have)
+}
+
+// Is matches ErrImage.
+func (e *SlotError) Is(target error) bool { return target == ErrImage }

@@ -149,8 +149,7 @@ func (w *Worker) finish(img rgb, full decoded, s Sample, dst []byte) (Result, er
 	}
 	n := w.p.SampleBytes(out.W, out.H)
 	if len(dst) < n {
-		return Result{}, imageErrorf("the %dx%d output needs %d bytes, the slot holds %d (without a final crop every image has its own size)",
-			out.W, out.H, n, len(dst))
+		return Result{}, &SlotError{W: out.W, H: out.H, Need: n, Have: len(dst)}
 	}
 	w.p.out.write(out, dst[:n])
 	return Result{Width: out.W, Height: out.H, Bytes: n}, nil

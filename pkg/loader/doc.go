@@ -57,6 +57,20 @@
 // (several batches per read), +stag (node readers take turns on storage).
 // Shuffles, the cache, the exchange, views and HDF5 need +prov.
 //
+// With Options.Prep, a prep stage (prepstage.go) runs in each learner's
+// process, not in the node reader: a goroutine takes the raw batches (the
+// views above), a pool of PrepThreads goroutines (by default the node's
+// cores shared among its learners) decodes and augments every record of a
+// batch with internal/prep into one contiguous tensor, and up to Prefetch
+// prepped batches wait ahead of Next. The raw batch is released, by the
+// next raw Next, only once all its records are prepped. It sits there
+// because the raw views are already in the learner's address space (no
+// copy or second handoff), the output is memory the C and Python bindings
+// wrap without a copy, and the node reader's loop keeps its one job, so
+// the raw path and its reads are unchanged; docs/decisions/0016-prep-stage.md
+// says more. Memory: (Prefetch+1) x Batch x C x H x W x the element's
+// bytes per learner.
+//
 // State returns where a run is; Options.Resume continues it, also with
 // another number of ranks, as long as the global batch size is the same.
 //
@@ -72,6 +86,8 @@
 //     or Close; shared memory is reused only after the learner released it.
 //   - Bytes delivered are those of the snapshot the index describes, or the
 //     run fails: never other bytes.
+//   - With Prep, a record's sample depends only on (Seed, epoch, record),
+//     never on the thread, rank, node or world size that preps it.
 //   - A failure on any rank of a node reaches the other ranks of the node as
 //     an error from Next, never as a hang.
 package loader

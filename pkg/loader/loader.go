@@ -24,6 +24,18 @@ type Batch struct {
 	Keys    [][]byte
 	Values  [][]byte
 	Labels  [][]byte // empty views when the dataset has no labels
+
+	// With Options.Prep, the prepped samples instead of Values and Labels
+	// (which are then nil; Keys and Records are copies): Images holds
+	// Shape[0] samples back to back, one tensor of shape (B, H, W, C), or
+	// (B, C, H, W) with the pipeline's chw (Layout), of DType ("uint8", "float16"
+	// or "float32", native byte order); Classes holds each sample's
+	// Datum label. Valid until the learner's next call to Next or Close.
+	Images  []byte
+	Shape   [4]int
+	Layout  string // "NHWC", or "NCHW" with chw
+	DType   string
+	Classes []int64
 }
 
 // Loader delivers one learner's batches. It is used by one goroutine.
@@ -44,7 +56,8 @@ type Loader struct {
 	ahead  *mapAhead // maps the node cache in, when the order changes every epoch
 	walk   *rankWalk // the lmdb mode: this rank walks the database itself
 	closed bool
-	failed error // what ended the run for this learner: Next returns it again
+	failed error      // what ended the run for this learner: Next returns it again
+	stage  *prepStage // Options.Prep: preps the raw batches ahead of Next (prepstage.go)
 }
 
 // runConfig is what a node reader tells its learners in Welcome: all a
@@ -157,6 +170,15 @@ func (l *Loader) Next(ctx context.Context) (Batch, error) {
 	if l.closed {
 		return Batch{}, errors.New("loader: Next after Close")
 	}
+	if l.stage != nil {
+		return l.stage.next(ctx)
+	}
+	return l.nextRaw(ctx)
+}
+
+// nextRaw is Next without the prep stage; with it, the stage's goroutine
+// calls it.
+func (l *Loader) nextRaw(ctx context.Context) (Batch, error) {
 	if l.failed != nil {
 		return Batch{}, l.failed
 	}
@@ -241,31 +263,32 @@ func (l *Loader) Direct() bool { return l.cfg.Direct }
 // Rounds is the number of batches every learner gets in the epoch Next is
 // in (a resumed epoch has only the rest).
 func (l *Loader) Rounds() int {
-	if l.epoch == l.cfg.FirstEpoch {
+	if epoch, _ := l.position(); epoch == l.cfg.FirstEpoch {
 		return l.cfg.FirstRounds
 	}
 	return l.cfg.Rounds
 }
 
 // Epoch is the epoch Next is in.
-func (l *Loader) Epoch() int { return l.epoch }
+func (l *Loader) Epoch() int { epoch, _ := l.position(); return epoch }
 
 // State returns where the run is, to continue it later with
 // Options.Resume: the epoch Next is in and the global batches of it this
 // learner has received (every learner receives one batch of each). Every
 // learner of a job returns the same State at the same step.
 func (l *Loader) State() State {
-	done, rounds := l.done, l.cfg.Rounds
-	if l.epoch == l.cfg.FirstEpoch {
+	epoch, done := l.position()
+	rounds := l.cfg.Rounds
+	if epoch == l.cfg.FirstEpoch {
 		done += l.cfg.FirstDone
 		rounds = l.cfg.FirstDone + l.cfg.FirstRounds
 	}
 	st := l.cfg.State
 	if done >= rounds {
 		// Every batch of the epoch was received: the next is where to go on.
-		st.Epoch, st.GlobalBatches = l.epoch+1, 0
+		st.Epoch, st.GlobalBatches = epoch+1, 0
 	} else {
-		st.Epoch, st.GlobalBatches = l.epoch, done
+		st.Epoch, st.GlobalBatches = epoch, done
 	}
 	return st
 }
@@ -321,6 +344,9 @@ func (l *Loader) Close() error {
 		return nil
 	}
 	l.closed = true
+	if l.stage != nil {
+		l.stage.stop() // before the raw side it reads closes
+	}
 	var err error
 	if l.walk != nil {
 		err = l.walk.close()

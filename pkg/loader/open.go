@@ -266,5 +266,9 @@ func (l *Loader) afterOpen(err error) (*Loader, error) {
 	if l.lead != nil {
 		l.lead.start()
 	}
+	if err := l.startPrep(); err != nil {
+		l.Close()
+		return nil, err
+	}
 	return l, nil
 }

@@ -63,6 +63,14 @@ type Options struct {
 	// "data"); Labels the one delivered with them (default "label" when the
 	// file has it; NoLabels for none). Both must be empty for LMDB.
 	Dataset, Labels string
+
+	// Prep decodes and augments every record of a batch into one tensor
+	// (internal/prep's spec, e.g. "decode,random_resized_crop:224,flip");
+	// "" delivers raw records. See Batch.Images and prepstage.go.
+	Prep string
+	// PrepThreads prep each learner's batches; 0 shares the node's cores
+	// among its learners (at least 1 each).
+	PrepThreads int
 }
 
 // NoLabels as Options.Labels delivers no labels.
@@ -171,7 +179,7 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: --mode %v reads by cursor, in the database's key order: it has no other --shuffle and no --resume (use the default mode)",
 			ErrBadOption, o.Mode)
 	}
-	return nil
+	return o.checkPrep()
 }
 
 // settings lists every option that all ranks must agree on, by its

@@ -121,6 +121,8 @@ var registry = []OptionSpec{
 	size("max-span", "MaxSpan", func(o *Options) *int64 { return &o.MaxSpan }, DefaultMaxSpan, "largest single read").atLeast(minMaxSpan),
 	size("max-gap", "MaxGap", func(o *Options) *int64 { return &o.MaxGap }, DefaultMaxGap, "unneeded bytes read through to merge two reads"),
 	count("io-depth", "IODepth", func(o *Options) *int { return &o.IODepth }, DefaultIODepth, maxIODepth, "reads in flight per node reader"),
+	prepOption(),
+	prepThreadsOption(),
 	resume(),
 }
 

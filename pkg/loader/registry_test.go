@@ -22,6 +22,7 @@ var samples = map[string]string{
 	"chunk": "1MiB", "chunk-window": "3", "locality": "off", "cache": "8GiB", "views": "on", "dataset": "train/x",
 	"labels": "none", "direct": "true", "stagger": "2", "window": "4MiB", "prefetch": "5", "max-span": "1MiB",
 	"max-gap": "4096", "io-depth": "16", "resume": sampleState,
+	"prep": "decode,random_resized_crop:224,flip,normalize:imagenet,chw,float16", "prep-threads": "3",
 }
 
 // goOnly are the Options fields no interface but Go sets.

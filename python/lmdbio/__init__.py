@@ -246,22 +246,45 @@ class Batch:
     one raises ValueError). Views of views, such as numpy arrays made with
     np.frombuffer, cannot be released and must not be used after that
     either; copy what must live longer (bytes(value), array.copy()).
+
+    With prep (Loader(path, prep=SPEC)), a batch holds the prepped samples
+    instead of values: images is one numpy array of shape (B, H, W, C), or
+    (B, C, H, W) with chw, of dtype uint8, float16 or float32, over the
+    loader's memory without a copy (valid until the next batch); labels is
+    an int64 numpy array of each Datum's label; keys are bytes; values is
+    empty. A pipeline without a final crop (prep="decode", for Caffe) gives
+    batches as without prep, whose values are decoded Datums.
     """
 
-    __slots__ = ("epoch", "records", "keys", "values", "labels", "_addresses", "_label_addresses")
+    __slots__ = ("epoch", "records", "keys", "values", "labels", "images", "_addresses", "_label_addresses",
+                 "_image_address")
 
-    def __init__(self, cb):
+    def __init__(self, cb, images=None):
         n = cb.count
         self.epoch = cb.epoch
         self.records = cb.records[:n]
+        self.images = self._image_address = None
+        if images is not None:
+            self.keys = [bytes(_view(cb.keys[i], cb.key_lens[i])) for i in range(n)]
+            self.values, self._addresses, self._label_addresses = [], [], []
+            self._prepped(images, n)
+            return
         self.keys = [_view(cb.keys[i], cb.key_lens[i]) for i in range(n)]
         self.values = [_view(cb.values[i], cb.value_lens[i]) for i in range(n)]
         self.labels = [_view(cb.labels[i], cb.label_lens[i]) for i in range(n)]
         self._addresses = [(cb.values[i], cb.value_lens[i]) for i in range(n)]
         self._label_addresses = [(cb.labels[i], cb.label_lens[i]) for i in range(n)]
 
+    def _prepped(self, ci, n):
+        import numpy as np
+        shape = tuple(ci.shape)
+        dtype = np.dtype(_lib.DTYPES[ci.dtype])
+        self._image_address = (ci.data, ci.bytes, shape, _lib.DTYPES[ci.dtype])
+        self.images = np.frombuffer(_view(ci.data, ci.bytes), dtype=dtype).reshape(shape)
+        self.labels = np.frombuffer(_view(ci.labels, 8 * n), dtype=np.int64) if n else np.empty(0, np.int64)
+
     def __len__(self):
-        return len(self.values)
+        return len(self.records)
 
     def __iter__(self):
         return zip(self.keys, self.values)
@@ -273,6 +296,8 @@ class Batch:
         return [np.frombuffer(v, dtype=np.uint8) for v in self.values]
 
     def _release(self):
+        if self.images is not None:
+            return  # numpy arrays hold the views, which cannot be released
         for view in self.keys + self.values + self.labels:
             try:
                 view.release()
@@ -299,7 +324,7 @@ class Loader:
     Keywords (docs/options.md says more):
         batch, epochs, mode, remainder, shuffle, seed, chunk, chunk_window,
         locality, cache, views, dataset, labels, direct, stagger, window,
-        prefetch, max_span, max_gap, io_depth, resume
+        prefetch, max_span, max_gap, io_depth, prep, prep_threads, resume
 
     resume is a state of Loader.state() (the JSON string, or its dict) or
     the path of a file that holds one, to continue that run.
@@ -324,6 +349,7 @@ class Loader:
         _check(_c.lmdbio_open_resume(cpath, words, state, ctypes.byref(handle)), path=self.path)
         self._handle, self._closed = handle, False
         self._current = None
+        self.prep = options.get("prep") not in (None, "none")
         info = self._info()
         self.records, self.epochs, self.batch = info.records, info.epochs, info.batch
 
@@ -370,7 +396,13 @@ class Loader:
         status = _check(_c.lmdbio_next(self._handle, ctypes.byref(cb)))
         if status != _lib.OK:  # END_OF_EPOCH, DONE
             return None
-        self._current = Batch(cb)
+        images = None
+        if self.prep:
+            images = _lib.CImages()
+            _check(_c.lmdbio_batch_images(self._handle, ctypes.byref(images)))
+            if not images.data and cb.count:
+                images = None  # a pipeline without a final crop: values are decoded Datums
+        self._current = Batch(cb, images)
         return self._current
 
     def _invalidate(self):

@@ -27,6 +27,21 @@ class CBatch(ctypes.Structure):
     ]
 
 
+class CImages(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("bytes", ctypes.c_size_t),
+        ("shape", ctypes.c_int64 * 4),
+        ("dtype", ctypes.c_int),
+        ("chw", ctypes.c_int),
+        ("labels", ctypes.c_void_p),
+    ]
+
+
+# lmdbio_images.dtype, by LMDBIO_DTYPE_* value: numpy's name of each.
+DTYPES = {0: "uint8", 1: "float16", 2: "float32"}
+
+
 class CLoaderInfo(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in ("records", "batches", "epochs", "batch", "epoch")]
 
@@ -73,6 +88,7 @@ def load(path):
         ("lmdbio_open_resume", c_int, [c_char_p, c_char_p, c_char_p, ctypes.POINTER(c_void_p)]),
         ("lmdbio_next", c_int, [c_void_p, ctypes.POINTER(CBatch)]),
         ("lmdbio_info", c_int, [c_void_p, ctypes.POINTER(CLoaderInfo)]),
+        ("lmdbio_batch_images", c_int, [c_void_p, ctypes.POINTER(CImages)]),
         ("lmdbio_state", c_int, [c_void_p, c_char_p, c_size_t, ctypes.POINTER(c_size_t)]),
         ("lmdbio_close", c_int, [c_void_p]),
         ("lmdbio_allreduce_sum_u64", c_int, [ctypes.POINTER(ctypes.c_uint64), c_size_t]),

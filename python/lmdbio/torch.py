@@ -56,6 +56,23 @@ def labelled(batch):
     return keys, values, _tensors(batch._label_addresses)
 
 
+def prepped(batch):
+    """The decode of a loader with prep=SPEC: (images, labels) torch tensors,
+    images of shape (B, H, W, C), or (B, C, H, W) with chw, over the loader's
+    memory (no copy, valid until the next batch, not to be written), labels
+    int64. Batches of decoded Datums (a pipeline without a final crop) are
+    decoded as tensors(batch) does."""
+    if batch.images is None:
+        return tensors(batch)
+    address, length, shape, dtype = batch._image_address
+    if not length:
+        images = torch.empty(shape, dtype=getattr(torch, dtype))
+    else:
+        images = torch.frombuffer(_lib.memory_view(address, length, _lib.PyBUF_WRITE),
+                                  dtype=getattr(torch, dtype)).reshape(shape)
+    return images, torch.from_numpy(batch.labels.copy())
+
+
 def _tensors(addresses):
     # torch wants a writable buffer; the tensors alias read-only data all
     # the same, as documented.
@@ -72,13 +89,14 @@ class Dataset(torch.utils.data.IterableDataset):
     epochs, shuffle, seed, remainder, resume, ...). Each iteration walks the
     next epoch; an item is decode(batch), by default tensors(batch)
     (labelled(batch) adds the labels). decode runs before the next batch is
-    read, so it may use the batch's zero-copy views.
+    read, so it may use the batch's zero-copy views. With prep=SPEC the
+    default is prepped(batch): (images, labels) tensors.
     """
 
-    def __init__(self, path, batch=64, decode=tensors, **options):
+    def __init__(self, path, batch=64, decode=None, **options):
         super().__init__()
         self.loader = Loader(path, batch=batch, **options)
-        self.decode = decode
+        self.decode = decode or (prepped if self.loader.prep else tensors)
 
     def __len__(self):
         return len(self.loader)

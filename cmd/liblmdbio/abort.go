@@ -19,8 +19,9 @@ import (
 // abort ends the job for a process that failed with status: in one line
 // on stderr it names the rank, its host and what happened, then ends every
 // rank (MPI_Abort, which the launcher turns into the end of the job). A
-// learner of an agent exits with status without closing anything: its
-// agent sees it fail, says so in the job's one line and ends the job. It
+// learner of an agent says the same line and exits with status without
+// closing anything: its agent sees it fail and ends the job (lmdbio run
+// keeps the learner's line, which says more, and drops the agent's). It
 // returns only when there is nothing to end: before lmdbio_init, after
 // lmdbio_finalize, or in a job of one process, where the caller's normal
 // exit path is as good. The exit handler (atExit) also leaves a process
@@ -41,15 +42,19 @@ func abort(status int, what string, atExit bool) {
 		}
 		return
 	}
-	if m, ok := j.(*mpiJob); ok {
-		fmt.Fprintln(os.Stderr, abortLine(m.where(), m.topo.Host, what))
+	switch j := j.(type) {
+	case *agentJob:
+		fmt.Fprintln(os.Stderr, abortLine(j.where(), j.client.Topology().Host, what))
+		time.Sleep(lineHeadStart) // before the agent's notice of the exit
+	case *mpiJob:
+		fmt.Fprintln(os.Stderr, abortLine(j.where(), j.topo.Host, what))
 		// The launcher forwards the rank's stderr on its own time, and
 		// prints its notice of the abort at once: a moment lets the line
 		// that says why come first.
 		time.Sleep(lineHeadStart)
 		mpi.Abort(status)
 	}
-	os.Exit(status) // an agent's learner: the agent says it
+	os.Exit(status) // an agent's learner: its agent ends the job
 }
 
 // abortLockWait bounds how long abort waits for the session; lineHeadStart

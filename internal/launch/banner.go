@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,7 @@ type bannerFilter struct {
 	passing bool     // the start of the line being read went on: so does the rest
 	box     []string // the box being read, its opening rule first; nil outside one
 	aborted []string // the ranks that said, in lmdbio's line, that they end the job
+	agent   bool     // an agent said it ends the job: its MPI_Abort is lmdbio's
 	head    []byte   // the start of a line that goes on in pieces, to spot lmdbio's line in it
 }
 
@@ -103,10 +105,12 @@ func (f *bannerFilter) line(l string) error {
 		return nil
 	case f.box == nil && forwarding.MatchString(l):
 		return nil
-	case f.box == nil && len(f.aborted) > 0 && (orteErrorLog.MatchString(l) || abortSaid.MatchString(l)):
-		return nil // the job's one line was said
 	case f.box == nil:
-		f.noteAbort(l)
+		drop := f.said() && (orteErrorLog.MatchString(l) || abortSaid.MatchString(l) || f.agentSaysAborted(l))
+		f.noteAbort(l) // a line dropped names a rank too, whose agent may speak of it next
+		if drop {
+			return nil // the job's one line was said
+		}
 		return f.write(l)
 	}
 	f.box = append(f.box, l)
@@ -134,11 +138,29 @@ var (
 // the teardown lines held back.
 const maxHeadBytes = 512
 
-// noteAbort remembers the rank of lmdbio's line for a rank that ends the job.
+// noteAbort remembers the rank of lmdbio's line for a rank that ends the
+// job, and whether an agent ends it.
 func (f *bannerFilter) noteAbort(l string) {
 	if m := abortSaid.FindStringSubmatch(strings.TrimRight(l, "\r\n")); m != nil {
 		f.aborted = append(f.aborted, m[1])
 	}
+	f.agent = f.agent || strings.HasPrefix(l, agentSays)
+}
+
+// said reports whether lmdbio said why the job ends.
+func (f *bannerFilter) said() bool { return len(f.aborted) > 0 || f.agent }
+
+// agentSays starts an agent's line; agentLearner is its line for a
+// learner that failed.
+const agentSays = "lmdbio run --agent: "
+
+var agentLearner = regexp.MustCompile(`^` + agentSays + `learner rank (\d+) \(`)
+
+// agentSaysAborted reports whether l is an agent's line for a learner
+// that said why it failed in lmdbio's line (lmdbio_abort in the learner).
+func (f *bannerFilter) agentSaysAborted(l string) bool {
+	m := agentLearner.FindStringSubmatch(l)
+	return m != nil && slices.Contains(f.aborted, m[1])
 }
 
 // mayBeTeardown reports whether a line read so far may still turn out an
@@ -146,26 +168,25 @@ func (f *bannerFilter) noteAbort(l string) {
 // (another learner that failed of the first one's failure), to drop: only
 // once a rank said it ends the job.
 func (f *bannerFilter) mayBeTeardown(b []byte) bool {
-	if len(f.aborted) == 0 || len(b) == 0 || len(b) > maxHeadBytes {
+	if !f.said() || len(b) == 0 || len(b) > maxHeadBytes {
 		return false
 	}
-	const said = "lmdbio: rank "
-	return b[0] == '[' || strings.HasPrefix(string(b), said) || strings.HasPrefix(said, string(b))
-}
-
-// abortBox reports whether box is Open MPI's notice of MPI_Abort from a
-// rank that said why in lmdbio's line.
-func (f *bannerFilter) abortBox(box []string) bool {
-	m := abortNotice.FindStringSubmatch(strings.Join(box, " "))
-	if m == nil {
-		return false
-	}
-	for _, r := range f.aborted {
-		if r == m[1] {
+	for _, said := range []string{"lmdbio: rank ", agentSays + "learner rank "} {
+		if strings.HasPrefix(string(b), said) || strings.HasPrefix(said, string(b)) {
 			return true
 		}
 	}
-	return false
+	return b[0] == '['
+
+}
+
+// abortBox reports whether box is Open MPI's notice of MPI_Abort from a
+// rank that said why in lmdbio's line, or from an agent after it said why
+// (an agent's MPI rank is not its learners', and only lmdbio calls
+// MPI_Abort there).
+func (f *bannerFilter) abortBox(box []string) bool {
+	m := abortNotice.FindStringSubmatch(strings.Join(box, " "))
+	return m != nil && (f.agent || slices.Contains(f.aborted, m[1]))
 }
 
 func (f *bannerFilter) write(lines ...string) error {

@@ -152,6 +152,13 @@ func TestBannerFilterAbort(t *testing.T) {
 		{"another rank's box", strings.Replace(ompiAbort, "on rank 1 in", "on rank 3 in", 1),
 			strings.Replace(want, "[a program's", strings.Replace(box, "on rank 1 in", "on rank 3 in", 1)+"[a program's", 1)},
 		{"a program's own abort", orte + box, orte + box},
+		{"an agent's learner", "lmdbio: rank 1 (local rank 1 of node 0 on vm, pid 5) exited with status 1; ending the job\n" +
+			"lmdbio run --agent: learner rank 1 (local rank 1 of node 0 on vm, pid 5) exited with status 1\n" +
+			strings.Replace(box, "on rank 1 in", "on rank 0 in", 1) + orte,
+			"lmdbio: rank 1 (local rank 1 of node 0 on vm, pid 5) exited with status 1; ending the job\n"},
+		{"an agent", "lmdbio run --agent: learner rank 2 (local rank 0 of node 1 on vm, pid 5) was killed by signal 9 (SIGKILL)\n" +
+			strings.Replace(box, "on rank 1 in", "on rank 1 in", 1) + orte,
+			"lmdbio run --agent: learner rank 2 (local rank 0 of node 1 on vm, pid 5) was killed by signal 9 (SIGKILL)\n"},
 	} {
 		for _, piece := range []int{1, 5, len(c.in)} {
 			var out strings.Builder

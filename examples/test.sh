@@ -73,6 +73,13 @@ check "Python: digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" "$python" -m lmd
 check "Python: loader and torch, agent, 4 learners, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
 	"${agent[@]}" "$python" python/tests/mpi_loader.py "$ds"
 check "Python: digest, agent, 4 learners, 2 nodes" "$want" "${agent[@]}" "$python" -m lmdbio digest "$ds"
+# A host that removed the thread's alternate signal stack (CPython's
+# faulthandler at shutdown) while SIGURG keeps coming: no Go runtime dump
+# from the exit handlers, Python's or the C library's.
+for how in finalize c-exit; do
+	check "Python: calls after the signal stack was removed ($how)" "altstack: ok" \
+		timeout "$limit" "$python" python/tests/altstack.py "$ds" "$how"
+done
 
 # An HDF5 file (lmdbio_open finds its format), with its labels.
 h5=$tmp/images.h5

@@ -40,7 +40,9 @@ static int finish(int status, char *msg) {
 // faulthandler does so at shutdown (pytest, PYTHONFAULTHANDLER), before the
 // exit handlers that close lmdbio run. The runtime accepts any alternate
 // stack the signal arrives on. The stack is the thread's for good: freeing
-// it would bring the fault back.
+// it would bring the fault back. Every call into Go checks, at the cost of
+// one system call: a host may remove the stack at any time (faulthandler's
+// disable), and its exit handlers may call any function.
 static __thread void *own_signal_stack;
 
 static void ensure_signal_stack(void) {
@@ -121,6 +123,7 @@ static void end_at_exit(int status, void *arg) {
 
 int lmdbio_init(int abi_version) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	int at_exit = 0;
 	int st = lmdbioGoInit(abi_version, LMDBIO_ABI_VERSION, (char *)LMDBIO_VERSION, &at_exit, &msg);
 	if (st == LMDBIO_OK && at_exit && registered_by == 0) {
@@ -148,6 +151,7 @@ int lmdbio_finalize(void) {
 
 int lmdbio_get_topology(lmdbio_topology *out) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	int st = lmdbioGoTopology(out, &msg);
 	return finish(st, msg);
 }
@@ -162,6 +166,7 @@ int lmdbio_open(const char *path, const char *options, lmdbio_loader **out) {
 
 int lmdbio_open_resume(const char *path, const char *options, const char *state, lmdbio_loader **out) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	uintptr_t id = 0;
 	int st = lmdbioGoOpen((char *)path, (char *)options, (char *)state, out != NULL, &id, &msg);
 	if (st == LMDBIO_OK) {
@@ -172,18 +177,21 @@ int lmdbio_open_resume(const char *path, const char *options, const char *state,
 
 int lmdbio_next(lmdbio_loader *loader, lmdbio_batch *batch) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	int st = lmdbioGoNext(handle_id(loader), batch, &msg);
 	return finish(st, msg);
 }
 
 int lmdbio_info(lmdbio_loader *loader, lmdbio_loader_info *out) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	int st = lmdbioGoInfo(handle_id(loader), out, &msg);
 	return finish(st, msg);
 }
 
 int lmdbio_state(lmdbio_loader *loader, char *buf, size_t cap, size_t *len) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	int st = lmdbioGoState(handle_id(loader), buf, cap, len, &msg);
 	return finish(st, msg);
 }
@@ -197,6 +205,7 @@ int lmdbio_close(lmdbio_loader *loader) {
 
 int lmdbio_allreduce_sum_u64(uint64_t *values, size_t n) {
 	char *msg = NULL;
+	ensure_signal_stack();
 	int st = lmdbioGoAllreduceSum(values, n, &msg);
 	return finish(st, msg);
 }

@@ -73,6 +73,13 @@ check "Python: digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" "$python" -m lmd
 check "Python: loader and torch, agent, 4 learners, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
 	"${agent[@]}" "$python" python/tests/mpi_loader.py "$ds"
 check "Python: digest, agent, 4 learners, 2 nodes" "$want" "${agent[@]}" "$python" -m lmdbio digest "$ds"
+# Every learner writes its tensors in place for 3 cached epochs: every
+# epoch's digest is still the dataset's, and the zero-copy views refuse a
+# write with an exception.
+want3=$(bin/lmdbio digest --epochs 3 "$ds")
+check "Python: tensors written in place, 3 cached epochs, 4 ranks, 2 nodes" "$want3
+inplace: ok" "${mpirun[@]}" "$python" python/tests/inplace.py "$ds"
+
 # A host that removed the thread's alternate signal stack (CPython's
 # faulthandler at shutdown) while SIGURG keeps coming: no Go runtime dump
 # from the exit handlers, Python's or the C library's.

@@ -249,7 +249,7 @@ def _open_checked(status, path):
     try:
         return _check(status, path=path)
     except Error as e:
-        e._every_rank = True
+        e.every_rank = True
         raise
 
 
@@ -257,7 +257,7 @@ def _excepthook(kind, value, tb):
     try:
         _previous_excepthook(kind, value, tb)
     finally:
-        if not getattr(value, "_every_rank", False):  # else every rank exits of it, and may finalise
+        if not getattr(value, "every_rank", False):  # else every rank exits of it, and may finalise
             text = str(value)
             _abort(f"raised {kind.__name__}" + (f": {text}" if text else ""))
 

@@ -83,7 +83,7 @@ func (a *agentRun) run(argv []string) error {
 	a.node = agent.NewNode(agent.Config{Node: t.Node, Nodes: t.Nodes, Learners: a.perNode,
 		Exchange: func(mine []byte) ([][]byte, error) { return exchangeAll(t.World, mine) },
 		Serve:    a.serve, AttachTimeout: attachTimeout, SessionFailed: a.sessionFailed}, ln)
-	a.learners, err = startLearners(argv, place)
+	a.learners, err = startLearners(argv, place, func(ls *learners) { ln.SetOwner(ls.owner) })
 	if err = a.job.Agree(err); err != nil {
 		if a.learners != nil {
 			a.learners.stop(syscall.SIGTERM, stopGrace)

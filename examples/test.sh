@@ -80,6 +80,18 @@ want3=$(bin/lmdbio digest --epochs 3 "$ds")
 check "Python: tensors written in place, 3 cached epochs, 4 ranks, 2 nodes" "$want3
 inplace: ok" "${mpirun[@]}" "$python" python/tests/inplace.py "$ds"
 
+# A loader dropped without close whose close fails in __del__: not exit 0.
+rc=0
+out=$(timeout "$limit" "$python" python/tests/dropped.py "$ds" 2>"$tmp/stderr") || rc=$?
+if [ "$rc" -eq 1 ] && [ "$out" = "dropped: ran" ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
+	grep -q "^lmdbio: a loader of .* dropped without close failed to close: RuntimeFailure: closing failed on purpose$" "$tmp/stderr"; then
+	echo "PASS Python: a failed close in __del__ is not exit 0"
+else
+	echo "FAIL Python: a failed close in __del__ is not exit 0 (exit $rc)"
+	sed 's/^/    /' "$tmp/stderr"
+	failed=1
+fi
+
 # A host that removed the thread's alternate signal stack (CPython's
 # faulthandler at shutdown) while SIGURG keeps coming: no Go runtime dump
 # from the exit handlers, Python's or the C library's.

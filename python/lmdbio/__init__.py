@@ -200,7 +200,11 @@ def _finalize_at_exit():
         # which sees the process's real exit status, aborts the job instead
         # (or finalises, if the SystemExit was caught after all).
         return
-    finalize()
+    try:
+        finalize()
+    finally:
+        if _close_failure is not None:
+            os._exit(1)  # the failure was said; the exit status must say it too
 
 
 # Fail fast. A learner that fails while the others go on must end the job
@@ -251,6 +255,20 @@ def _open_checked(status, path):
     except Error as e:
         e.every_rank = True
         raise
+
+
+_close_failure = None  # a failed close of a dropped loader, for the exit status
+
+
+def _dropped_close_failed(path, e):
+    """A loader dropped without close failed to close: the job ends, as for
+    an uncaught exception; in a process alone, it exits 1 at the end."""
+    global _close_failure
+    what = f"a loader of {path} dropped without close failed to close: {type(e).__name__}: {e}"
+    _abort(what)
+    if _close_failure is None:
+        _close_failure = what
+        print(f"lmdbio: {what}", file=sys.stderr, flush=True)
 
 
 def _excepthook(kind, value, tb):
@@ -470,6 +488,10 @@ class Loader:
             return
         try:
             self.close()
+        except Error as e:
+            # Nobody can catch what __del__ raises (Python prints it and goes
+            # on), and a learner whose close failed must not end with 0.
+            _dropped_close_failed(self.path, e)
         except Exception:
             pass
 

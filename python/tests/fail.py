@@ -2,7 +2,8 @@
 end within seconds, with one line that names the rank, its host and what
 happened. HOW is raise-before (an uncaught exception before the loader
 opens), raise-after (after its first batch), exit (sys.exit(1)),
-interrupt (KeyboardInterrupt) or early (exit 0 with the loader open):
+interrupt (KeyboardInterrupt), early (os._exit(0) with the loader open) or
+leave (sys.exit(0) with the loader open, in the middle of the run):
 
     lmdbio run -n 4 -N 2 -- python3 python/tests/fail.py DATASET HOW
 """
@@ -26,6 +27,8 @@ def fail():
         raise KeyboardInterrupt
     if how == "early":
         os._exit(0)
+    if how == "leave":
+        sys.exit(0)
 
 
 if failing and how == "raise-before":

@@ -73,6 +73,32 @@ check "Python: digest, 4 ranks, 2 nodes" "$want" "${mpirun[@]}" "$python" -m lmd
 check "Python: loader and torch, agent, 4 learners, 2 nodes" "python mpi tests on 4 ranks, 2 nodes: ok" \
 	"${agent[@]}" "$python" python/tests/mpi_loader.py "$ds"
 check "Python: digest, agent, 4 learners, 2 nodes" "$want" "${agent[@]}" "$python" -m lmdbio digest "$ds"
+# Every learner writes its tensors in place for 3 cached epochs: every
+# epoch's digest is still the dataset's, and the zero-copy views refuse a
+# write with an exception.
+want3=$(bin/lmdbio digest --epochs 3 "$ds")
+check "Python: tensors written in place, 3 cached epochs, 4 ranks, 2 nodes" "$want3
+inplace: ok" "${mpirun[@]}" "$python" python/tests/inplace.py "$ds"
+
+# A loader dropped without close whose close fails in __del__: not exit 0.
+rc=0
+out=$(timeout "$limit" "$python" python/tests/dropped.py "$ds" 2>"$tmp/stderr") || rc=$?
+if [ "$rc" -eq 1 ] && [ "$out" = "dropped: ran" ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
+	grep -q "^lmdbio: a loader of .* dropped without close failed to close: RuntimeFailure: closing failed on purpose$" "$tmp/stderr"; then
+	echo "PASS Python: a failed close in __del__ is not exit 0"
+else
+	echo "FAIL Python: a failed close in __del__ is not exit 0 (exit $rc)"
+	sed 's/^/    /' "$tmp/stderr"
+	failed=1
+fi
+
+# A host that removed the thread's alternate signal stack (CPython's
+# faulthandler at shutdown) while SIGURG keeps coming: no Go runtime dump
+# from the exit handlers, Python's or the C library's.
+for how in finalize c-exit; do
+	check "Python: calls after the signal stack was removed ($how)" "altstack: ok" \
+		timeout "$limit" "$python" python/tests/altstack.py "$ds" "$how"
+done
 
 # An HDF5 file (lmdbio_open finds its format), with its labels.
 h5=$tmp/images.h5
@@ -169,6 +195,48 @@ agent_leave() {
 	fi
 }
 agent_leave
+
+# A learner that fails on one rank while the others read on ends the job
+# within 10 s of starting (the others would read for minutes), with exit 1
+# and lmdbio's one line naming the rank, its host and what happened, and
+# nothing of the job left in /dev/shm: an uncaught exception before or
+# after the loader opens, sys.exit(1), KeyboardInterrupt, a C main that
+# returns 1, under lmdbio run with MPI ranks and with an agent.
+cc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/failfast" cmd/liblmdbio/testdata/failfast.c $(pkg-config --cflags --libs lmdbio)
+fail_fast() {
+	local mode=$1 want=$2 rc=0 started took run shm lines
+	shift 2
+	started=$(date +%s%N)
+	if [ "$mode" = agent ]; then
+		timeout -k 10 "$limit" bin/lmdbio run --agent -n 2 -N 2 --learners-per-node 2 -- "$@" >/dev/null 2>"$tmp/fail.err" &
+	else
+		timeout -k 10 "$limit" bin/lmdbio run -n 4 -N 2 -- "$@" >/dev/null 2>"$tmp/fail.err" &
+	fi
+	local job=$!
+	sleep 0.2
+	run=$(pgrep -P "$job" | head -1 || true)
+	wait "$job" || rc=$?
+	took=$((($(date +%s%N) - started) / 1000000))
+	shm=$(ls /dev/shm | grep -e "^lmdbio\.run-${run:-none}-" || true)
+	lines=$(grep -c -e '^lmdbio[: ]' -e '^-----' -e 'ORTE_ERROR_LOG' "$tmp/fail.err" || true)
+	# One line of lmdbio's besides lmdbio run's banner about emulated nodes.
+	if [ "$rc" -eq 1 ] && [ "$took" -lt 10000 ] && [ -z "$shm" ] && [ "$lines" -eq 2 ] &&
+		grep -q "^lmdbio: rank 1 (local rank 1 of node 0 on $(hostname), pid [0-9]*) $want; ending the job$" "$tmp/fail.err"; then
+		echo "PASS fail fast, $mode: ${*: -1} (the job ended in ${took} ms)"
+	else
+		echo "FAIL fail fast, $mode: ${*: -1} (exit $rc after ${took} ms)"
+		[ -z "$shm" ] || printf '    left in /dev/shm: %s\n' "$shm"
+		sed 's/^/    /' "$tmp/fail.err"
+		failed=1
+	fi
+}
+for mode in mpi agent; do
+	fail_fast $mode "raised ValueError: a bad sample on purpose" "$python" python/tests/fail.py "$ds" raise-before
+	fail_fast $mode "raised ValueError: a bad sample on purpose" "$python" python/tests/fail.py "$ds" raise-after
+	fail_fast $mode "exited with status 1" "$python" python/tests/fail.py "$ds" exit
+	fail_fast $mode "raised KeyboardInterrupt" "$python" python/tests/fail.py "$ds" interrupt
+	fail_fast $mode "exited with status 1" "$tmp/failfast" "$ds" return
+done
 
 # torchrun starts processes without MPI: each would read everything alone.
 # The job's first process (RANK=0) says so in one line.

@@ -227,6 +227,20 @@ int lmdbio_init(int abi_version);
  * again is a no-op. */
 int lmdbio_finalize(void);
 
+/* lmdbio_abort ends the job at once, for a process that failed while the
+ * other ranks may be waiting for it in a collective call (which would then
+ * wait forever): it prints one line on stderr naming this rank, its host
+ * and what (e.g. "raised ValueError: bad sample"; NULL for "failed"), and
+ * ends every rank with MPI_Abort(status), without finalising anything. A
+ * learner of an agent exits with status instead, and its agent ends the
+ * job. It does not return, except when there is nothing to end (before
+ * lmdbio_init, after lmdbio_finalize, or in a job of one process): then it
+ * returns LMDBIO_OK. Not collective. The exit handler that lmdbio_init
+ * registers when it initialises MPI does the same for a process that exits
+ * with a status other than 0, instead of finalising, unless the last
+ * lmdbio_open failed (every rank got that failure and exits of it). */
+int lmdbio_abort(int status, const char *what);
+
 /* lmdbio_get_topology fills *out. Needs lmdbio_init. */
 int lmdbio_get_topology(lmdbio_topology *out);
 

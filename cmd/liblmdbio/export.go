@@ -143,3 +143,19 @@ func lmdbioGoAllreduceSum(values *C.uint64_t, n C.size_t, msg **C.char) C.int {
 		return 0, allreduceSum(cArray[uint64](unsafe.Pointer(values), int(n)))
 	})
 }
+
+// lmdbioGoAbort serves lmdbio_abort and, with atExit, the exit handler of
+// a process that exits with a status other than 0: it returns only when
+// there is no job to end.
+//
+//export lmdbioGoAbort
+func lmdbioGoAbort(status C.int, what *C.char, atExit C.int, msg **C.char) C.int {
+	return call(msg, func() (int, error) {
+		w := "failed"
+		if what != nil {
+			w = C.GoString(what)
+		}
+		abort(int(status), w, atExit != 0)
+		return 0, nil
+	})
+}

@@ -18,6 +18,9 @@
 // agent, without MPI). handle.go keeps the open loaders behind integer
 // handles, internal/loaderopts reads the option string of lmdbio_open, and
 // status.go turns errors, and panics, into the header's status codes.
+// abort.go ends the job for a process that fails while the others run
+// (lmdbio_abort, and the exit handler of a process that exits non-zero),
+// instead of finalising, which would wait for them forever.
 //
 // # Invariants
 //
@@ -27,6 +30,10 @@
 //     reused, so a closed handle is always recognised as closed.
 //   - A call on a handle that another thread is inside returns
 //     LMDBIO_ERR_BUSY without waiting.
+//   - A process that exits with a status other than 0 never finalises MPI
+//     (the others may wait for it in a collective call): it aborts the job,
+//     unless every rank got the failure it exits of (a failed open).
+//   - No thread enters Go without an alternate signal stack (abi.c).
 //   - The views handed to C point into the node's shared memory (or liblmdb's
 //     map); any that point into Go memory are pinned until the next call.
 package main

@@ -22,6 +22,9 @@ var session struct {
 	atExit    bool // lmdbio_init started what the process's exit must end
 	finalised bool
 	failed    error // a failed init, returned again by every later init
+	// openFailed: the last lmdbio_open failed, on every rank alike (Open
+	// agrees on a failure), so every rank exits of it and may finalise.
+	openFailed bool
 }
 
 // job is where the collective calls of a process go: to the other ranks
@@ -108,6 +111,9 @@ func open(path, options, state string) (uintptr, error) {
 		return 0, err
 	}
 	src, opt, err := j.open(path, options, state)
+	session.Lock()
+	session.openFailed = err != nil
+	session.Unlock()
 	if err != nil {
 		return 0, withPath(path, err)
 	}

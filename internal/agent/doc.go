@@ -48,4 +48,7 @@
 //     otherwise.
 //   - A learner whose agent is gone gets an error from its next call, and
 //     from the node reader's socket (Next), never a hang.
+//   - A local rank is held by one connection at a time; once the agent
+//     knows its learners' processes (Listener.SetOwner), only a process of
+//     the learner of that rank may hold it.
 package agent

@@ -37,8 +37,10 @@ type Listener struct {
 	now    []*learnerConn      // by local rank: its connection, nil between
 	open   []map[uint64]string // by local rank: the sessions it has a loader of, by number
 	closed bool
-	done   chan struct{} // closed by Close: no one takes events any more
-	wg     sync.WaitGroup
+	done   chan struct{}                      // closed by Close: no one takes events any more
+	owner  func(pid int) (local int, ok bool) // which learner a process is, if known (SetOwner)
+
+	wg sync.WaitGroup
 }
 
 // event is a learner's call, or the end of its connection (req nil).
@@ -77,6 +79,18 @@ func Listen(name string, node, nodes, learners int) (*Listener, error) {
 	l.wg.Add(1)
 	go l.accept()
 	return l, nil
+}
+
+// SetOwner tells the listener which learner a process belongs to: owner
+// gives the local rank whose process pid is (or descends from), ok false
+// for a process that is none of them. A connection is then refused when
+// the process claims another local rank than its own: two learners that
+// claim one LOCAL_RANK, the impostor is refused, whichever connects first,
+// never the learner that holds the rank.
+func (l *Listener) SetOwner(owner func(pid int) (local int, ok bool)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.owner = owner
 }
 
 // Name is the socket's name, for AgentSocketEnv.
@@ -163,7 +177,8 @@ func (l *Listener) send(ev event) bool {
 
 // greet reads the connection's Hello, checks it and answers it.
 func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
-	if uid, ok := peerUID(c); ok && uid != os.Getuid() && uid != 0 {
+	uid, pid, credOK := peerCred(c)
+	if credOK && uid != os.Getuid() && uid != 0 {
 		return nil, fmt.Errorf("a process of user %d, not ours", uid)
 	}
 	c.SetDeadline(time.Now().Add(helloTimeout))
@@ -186,6 +201,9 @@ func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.checkOwner(req, pid, credOK); err != nil {
+		return nil, err
+	}
 	switch {
 	case l.closed:
 		return nil, errors.New("the agent is closing")
@@ -203,6 +221,20 @@ func (l *Listener) greet(c *net.UnixConn) (*learnerConn, error) {
 	l.now[req.Local] = lc
 	l.conns[lc] = true
 	return lc, nil
+}
+
+// checkOwner refuses a process that belongs to another learner than the
+// local rank it claims (see SetOwner). pid is the peer's, as the kernel
+// gave it; without it, or without an owner, the claim stands.
+func (l *Listener) checkOwner(req Request, pid int, known bool) error {
+	if l.owner == nil || !known {
+		return nil
+	}
+	if local, ok := l.owner(pid); ok && local != req.Local {
+		return fmt.Errorf("pid %d, a process of the learner of local rank %d, says it is local rank %d (LOCAL_RANK changed?): the learner of local rank %d keeps it",
+			pid, local, req.Local, req.Local)
+	}
+	return nil
 }
 
 func (l *Listener) forget(lc *learnerConn) {

@@ -4,6 +4,6 @@ package agent
 
 import "net"
 
-// peerUID is not available here: the agent then does not check the
-// learner's user.
-func peerUID(*net.UnixConn) (uid int, ok bool) { return 0, false }
+// peerCred is not available here: the agent then does not check the
+// learner's user, nor which learner's process it is.
+func peerCred(*net.UnixConn) (uid, pid int, ok bool) { return 0, 0, false }

@@ -83,7 +83,7 @@ func (a *agentRun) run(argv []string) error {
 	a.node = agent.NewNode(agent.Config{Node: t.Node, Nodes: t.Nodes, Learners: a.perNode,
 		Exchange: func(mine []byte) ([][]byte, error) { return exchangeAll(t.World, mine) },
 		Serve:    a.serve, AttachTimeout: attachTimeout, SessionFailed: a.sessionFailed}, ln)
-	a.learners, err = startLearners(argv, place)
+	a.learners, err = startLearners(argv, place, func(ls *learners) { ln.SetOwner(ls.owner) })
 	if err = a.job.Agree(err); err != nil {
 		if a.learners != nil {
 			a.learners.stop(syscall.SIGTERM, stopGrace)
@@ -213,6 +213,10 @@ func (a *agentRun) signals() {
 	}
 }
 
+// lineHeadStart is the time the lines that say why a job ends get to reach
+// the launcher before MPI_Abort.
+const lineHeadStart = 200 * time.Millisecond
+
 // fail ends the job from this agent: it says why, stops its learners and
 // makes MPI end every other agent (which stop theirs). It does not return.
 func (a *agentRun) fail(code int, err error) {
@@ -220,6 +224,11 @@ func (a *agentRun) fail(code int, err error) {
 		cli.Report("", err)
 		a.learners.stop(syscall.SIGTERM, stopGrace)
 		if a.job.Topo.Size > 1 {
+			// mpirun forwards the lines of the agent and its learners on
+			// its own time but says its notice of the abort at once: a
+			// moment lets the line that says why come first, so that lmdbio
+			// run knows the notice for lmdbio's and drops it.
+			time.Sleep(lineHeadStart)
 			mpi.Abort(code)
 		}
 		a.job.Cleanup()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -70,10 +71,12 @@ type learners struct {
 	gone  sync.WaitGroup
 }
 
-// startLearners starts the node's learners of argv. On failure the ones
-// already started are stopped.
-func startLearners(argv []string, p learnerPlace) (*learners, error) {
+// startLearners starts the node's learners of argv; ready gets them
+// before the first starts (to know them by pid as they connect). On
+// failure the ones already started are stopped.
+func startLearners(argv []string, p learnerPlace, ready func(*learners)) (*learners, error) {
 	ls := &learners{place: p, exits: make(chan learnerExit, p.perNode), alive: make([]bool, p.perNode)}
+	ready(ls)
 	for local := range p.perNode {
 		c := exec.Command(argv[0], argv[1:]...)
 		c.Env = learnerEnv(os.Environ(), p, local)
@@ -88,8 +91,10 @@ func startLearners(argv []string, p learnerPlace) (*learners, error) {
 			}
 			return nil, fmt.Errorf("lmdbio run --agent: cannot start the learners: %w", err)
 		}
+		ls.mu.Lock()
 		ls.procs = append(ls.procs, c)
 		ls.alive[local] = true
+		ls.mu.Unlock()
 		ls.gone.Add(1)
 		go ls.wait(local)
 	}
@@ -163,4 +168,59 @@ func (e learnerExit) failure() (ok bool, code int, how string) {
 		return false, cli.ExitUsage, "exited with status 2"
 	}
 	return false, cli.ExitFailure, "exited with status " + strconv.Itoa(ws.ExitStatus())
+}
+
+// owner says which learner process pid is or belongs to: the learner's own
+// process, one in its process group (each learner leads its own), or a
+// descendant of one that left the group. ok is false for any other
+// process, and for a learner not started yet.
+func (ls *learners) owner(pid int) (local int, ok bool) {
+	ls.mu.Lock()
+	leaders := make(map[int]int, len(ls.procs))
+	for local, c := range ls.procs {
+		leaders[c.Process.Pid] = local
+	}
+	ls.mu.Unlock()
+	for range maxAncestry {
+		if local, ok := leaders[pid]; ok {
+			return local, true
+		}
+		ppid, pgid, ok := procParent(pid)
+		if !ok {
+			return 0, false
+		}
+		if local, ok := leaders[pgid]; ok {
+			return local, true
+		}
+		if ppid <= 1 {
+			return 0, false
+		}
+		pid = ppid
+	}
+	return 0, false
+}
+
+// maxAncestry bounds the walk up a process's parents.
+const maxAncestry = 64
+
+// procParent reads the parent and the process group of pid from
+// /proc/PID/stat: "pid (comm) state ppid pgrp ...", where comm may hold
+// spaces and parentheses, so the fields are counted from its last ')'.
+func procParent(pid int) (ppid, pgid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	s := string(b)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[end+1:])
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	return ppid, pgid, err1 == nil && err2 == nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -14,7 +15,11 @@ import (
 // buried), and the notice that the job was aborted for a non-zero exit,
 // which the status of lmdbio run says, and its "Forwarding signal N to job"
 // (lmdbio run passes signals on itself, and mpirun says it also when it
-// wakes its own ranks to end them). A box is the lines from one of Open
+// wakes its own ranks to end them). A rank that ends the job with
+// lmdbio_abort says why in lmdbio's line: Open MPI's "MPI_ABORT was
+// invoked" box for that rank, mpirun's ORTE_ERROR_LOG lines while it tears
+// the job down, and the same line of other ranks that fail of it, go too:
+// the first rank's line is the job's. A box is the lines from one of Open
 // MPI's rules to the next; other boxes pass unchanged, and so does
 // everything held back when the stream ends.
 type bannerFilter struct {
@@ -22,6 +27,9 @@ type bannerFilter struct {
 	partial []byte   // the line being read, held back while it may be a rule or lies in a box
 	passing bool     // the start of the line being read went on: so does the rest
 	box     []string // the box being read, its opening rule first; nil outside one
+	aborted []string // the ranks that said, in lmdbio's line, that they end the job
+	agent   bool     // an agent said it ends the job: its MPI_Abort is lmdbio's
+	head    []byte   // the start of a line that goes on in pieces, to spot lmdbio's line in it
 }
 
 // maxBoxLines and maxLineBytes bound what is held back: more is not one of
@@ -62,7 +70,12 @@ func (f *bannerFilter) take(p []byte) error {
 		}
 		f.box = nil
 	}
-	if f.passing || f.box == nil && !mayBeRule(f.partial) && !mayBeForwarding(f.partial) {
+	if f.passing || f.box == nil && !mayBeRule(f.partial) && !mayBeForwarding(f.partial) && !f.mayBeTeardown(f.partial) {
+		f.head = append(f.head, f.partial[:min(len(f.partial), maxHeadBytes-len(f.head))]...)
+		if whole {
+			f.noteAbort(string(f.head))
+			f.head = f.head[:0]
+		}
 		_, err := f.out.Write(f.partial)
 		f.partial, f.passing = f.partial[:0], !whole
 		return err
@@ -93,6 +106,11 @@ func (f *bannerFilter) line(l string) error {
 	case f.box == nil && forwarding.MatchString(l):
 		return nil
 	case f.box == nil:
+		drop := f.said() && (orteErrorLog.MatchString(l) || abortSaid.MatchString(l) || f.agentSaysAborted(l))
+		f.noteAbort(l) // a line dropped names a rank too, whose agent may speak of it next
+		if drop {
+			return nil // the job's one line was said
+		}
 		return f.write(l)
 	}
 	f.box = append(f.box, l)
@@ -101,7 +119,74 @@ func (f *bannerFilter) line(l string) error {
 	}
 	box := f.box
 	f.box = nil
+	if f.abortBox(box) {
+		return nil
+	}
 	return f.write(summarizeBox(box)...)
+}
+
+// abortSaid is lmdbio's line for a rank that ends the job (lmdbio_abort);
+// abortBox is Open MPI's notice of MPI_Abort; orteErrorLog is one of the
+// lines mpirun may print as it ends the ranks.
+var (
+	abortSaid    = regexp.MustCompile(`^lmdbio: rank (\d+) \(.*; ending the job\s*$`)
+	abortNotice  = regexp.MustCompile(`MPI_ABORT was invoked on rank (\d+) `)
+	orteErrorLog = regexp.MustCompile(`^\[[^\]]*\] (\[\[[\d,]+\],\d+\] ORTE_ERROR_LOG: |\d+ more process(es)? ha(s|ve) sent help message |Set MCA parameter "orte_base_help_aggregate")`)
+)
+
+// maxHeadBytes bounds the start of a line kept to spot lmdbio's line, and
+// the teardown lines held back.
+const maxHeadBytes = 512
+
+// noteAbort remembers the rank of lmdbio's line for a rank that ends the
+// job, and whether an agent ends it.
+func (f *bannerFilter) noteAbort(l string) {
+	if m := abortSaid.FindStringSubmatch(strings.TrimRight(l, "\r\n")); m != nil {
+		f.aborted = append(f.aborted, m[1])
+	}
+	f.agent = f.agent || strings.HasPrefix(l, agentSays)
+}
+
+// said reports whether lmdbio said why the job ends.
+func (f *bannerFilter) said() bool { return len(f.aborted) > 0 || f.agent }
+
+// agentSays starts an agent's line; agentLearner is its line for a
+// learner that failed.
+const agentSays = "lmdbio run --agent: "
+
+var agentLearner = regexp.MustCompile(`^` + agentSays + `learner rank (\d+) \(`)
+
+// agentSaysAborted reports whether l is an agent's line for a learner
+// that said why it failed in lmdbio's line (lmdbio_abort in the learner).
+func (f *bannerFilter) agentSaysAborted(l string) bool {
+	m := agentLearner.FindStringSubmatch(l)
+	return m != nil && slices.Contains(f.aborted, m[1])
+}
+
+// mayBeTeardown reports whether a line read so far may still turn out an
+// ORTE_ERROR_LOG line, or lmdbio's line of a second rank that ends the job
+// (another learner that failed of the first one's failure), to drop: only
+// once a rank said it ends the job.
+func (f *bannerFilter) mayBeTeardown(b []byte) bool {
+	if !f.said() || len(b) == 0 || len(b) > maxHeadBytes {
+		return false
+	}
+	for _, said := range []string{"lmdbio: rank ", agentSays + "learner rank "} {
+		if strings.HasPrefix(string(b), said) || strings.HasPrefix(said, string(b)) {
+			return true
+		}
+	}
+	return b[0] == '['
+
+}
+
+// abortBox reports whether box is Open MPI's notice of MPI_Abort from a
+// rank that said why in lmdbio's line, or from an agent after it said why
+// (an agent's MPI rank is not its learners', and only lmdbio calls
+// MPI_Abort there).
+func (f *bannerFilter) abortBox(box []string) bool {
+	m := abortNotice.FindStringSubmatch(strings.Join(box, " "))
+	return m != nil && (f.agent || slices.Contains(f.aborted, m[1]))
 }
 
 func (f *bannerFilter) write(lines ...string) error {

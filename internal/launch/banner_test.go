@@ -116,3 +116,64 @@ func TestMuteWriter(t *testing.T) {
 		t.Errorf("passed on %q, want %q", out.String(), want)
 	}
 }
+
+// What Open MPI 4's mpirun printed when rank 1 of 4 aborted with
+// lmdbio_abort after an uncaught Python exception.
+const ompiAbort = `Traceback (most recent call last):
+ValueError: a bad sample on purpose
+lmdbio: rank 1 (local rank 1 of node 0 on vm, pid 15177) raised ValueError: a bad sample on purpose; ending the job
+--------------------------------------------------------------------------
+MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD
+with errorcode 1.
+
+NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.
+You may or may not see output from other processes, depending on
+exactly when Open MPI kills them.
+--------------------------------------------------------------------------
+[vm:15280] [[22350,0],0] ORTE_ERROR_LOG: Out of resource in file ../../../orte/util/show_help.c at line 501
+lmdbio: rank 0 (local rank 0 of node 0 on vm, pid 15176) raised RuntimeFailure: rank 1 has gone; ending the job
+[vm:23914] 1 more process has sent help message help-mpi-api.txt / mpi-abort
+[vm:23914] Set MCA parameter "orte_base_help_aggregate" to 0 to see all help / error messages
+[a program's own line]
+`
+
+// TestBannerFilterAbort: after lmdbio's line for a rank that ends the job,
+// Open MPI's box for that rank's MPI_Abort and mpirun's ORTE_ERROR_LOG
+// lines go, and so does the line of a second rank that ends the job; the box of a rank that said nothing (a program's own
+// MPI_Abort) and an ORTE_ERROR_LOG line before any abort stay.
+func TestBannerFilterAbort(t *testing.T) {
+	want := "Traceback (most recent call last):\nValueError: a bad sample on purpose\n" +
+		"lmdbio: rank 1 (local rank 1 of node 0 on vm, pid 15177) raised ValueError: a bad sample on purpose; ending the job\n" +
+		"[a program's own line]\n"
+	box := ompiAbort[strings.Index(ompiAbort, "-----"):strings.Index(ompiAbort, "[vm:")]
+	orte := "[vm:15280] [[22350,0],0] ORTE_ERROR_LOG: Out of resource in file x.c at line 5\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"lmdbio's abort", ompiAbort, want},
+		{"another rank's box", strings.Replace(ompiAbort, "on rank 1 in", "on rank 3 in", 1),
+			strings.Replace(want, "[a program's", strings.Replace(box, "on rank 1 in", "on rank 3 in", 1)+"[a program's", 1)},
+		{"a program's own abort", orte + box, orte + box},
+		{"an agent's learner", "lmdbio: rank 1 (local rank 1 of node 0 on vm, pid 5) exited with status 1; ending the job\n" +
+			"lmdbio run --agent: learner rank 1 (local rank 1 of node 0 on vm, pid 5) exited with status 1\n" +
+			strings.Replace(box, "on rank 1 in", "on rank 0 in", 1) + orte,
+			"lmdbio: rank 1 (local rank 1 of node 0 on vm, pid 5) exited with status 1; ending the job\n"},
+		{"an agent", "lmdbio run --agent: learner rank 2 (local rank 0 of node 1 on vm, pid 5) was killed by signal 9 (SIGKILL)\n" +
+			strings.Replace(box, "on rank 1 in", "on rank 1 in", 1) + orte,
+			"lmdbio run --agent: learner rank 2 (local rank 0 of node 1 on vm, pid 5) was killed by signal 9 (SIGKILL)\n"},
+	} {
+		for _, piece := range []int{1, 5, len(c.in)} {
+			var out strings.Builder
+			f := &bannerFilter{out: &out}
+			for at := 0; at < len(c.in); at += piece {
+				if _, err := f.Write([]byte(c.in[at:min(at+piece, len(c.in))])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.flush(); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != c.want {
+				t.Errorf("%s, pieces of %d: got\n%q\nwant\n%q", c.name, piece, out.String(), c.want)
+			}
+		}
+	}
+}

@@ -9,15 +9,19 @@
 //     nodes for -N), checks it against the host's limits (limits.go), and
 //     runs it.
 //   - run.go, banner.go, status.go, outcome.go: running the launcher:
-//     signals passed on, Open MPI's banners summarised, the first rank that
-//     died by a signal named, and the launcher's status mapped to lmdbio's
-//     exit contract (0, 1, 2).
+//     signals passed on, Open MPI's banners summarised (and dropped after
+//     the line of a rank that ended the job with lmdbio_abort, with the
+//     same line of ranks that failed of it), the first rank that died by a
+//     signal named, and the launcher's status mapped to lmdbio's exit
+//     contract (0, 1, 2).
 //   - guard.go, jobprocs.go: a guard process that ends the job on this host
 //     if lmdbio run itself dies, and the cleaning of what a failed job left
 //     in /dev/shm.
 //   - agent.go, agent_learners.go, agent_exchange.go: RunAgent, one MPI
 //     rank per node that starts the node's learners with torchrun's
-//     environment and reads for them over internal/agent.
+//     environment and reads for them over internal/agent; it knows each
+//     learner's processes, so that one that claims another's LOCAL_RANK is
+//     refused.
 //
 // The command files (cmd/lmdbio/cmd_run.go, cmd_agent.go) parse and check
 // the flags and call Run and RunAgent; bin/lmdbio's main runs RunGuard for

@@ -200,8 +200,96 @@ def finalize():
 
 
 def _finalize_at_exit():
-    if os.getpid() == _pid:  # a forked child leaves the library alone (see _own)
+    if os.getpid() != _pid:  # a forked child leaves the library alone (see _own)
+        return
+    if _failing_exit():
+        # The others may wait for this process in a collective call, and
+        # finalising would wait for them: the library's own exit handler,
+        # which sees the process's real exit status, aborts the job instead
+        # (or finalises, if the SystemExit was caught after all).
+        return
+    try:
         finalize()
+    finally:
+        if _close_failure is not None:
+            os._exit(1)  # the failure was said; the exit status must say it too
+
+
+# Fail fast. A learner that fails while the others go on must end the job
+# at once, as torchrun and `python -m mpi4py` do: the others wait for it in
+# a collective call, and nothing else would end the job. An uncaught
+# exception (KeyboardInterrupt too) aborts the job from sys.excepthook,
+# after the previous hook has printed the traceback; sys.exit with a status
+# other than 0 is left to the library's exit handler, which sees the exit
+# status (Python's exit handlers do not). A program that catches its
+# exceptions never gets here; nor does an interactive session, which goes
+# on after one.
+
+_exit_status = 0  # the status of the last sys.exit call
+
+
+def _exiting(status=None):
+    """sys.exit, recording the status it exits with."""
+    global _exit_status
+    _exit_status = status
+    _sys_exit(status)
+
+
+def _failing_exit():
+    """Whether the process exits through sys.exit with a failing status.
+    (A SystemExit that was caught leaves a stale status: the library's exit
+    handler decides on the real one.)"""
+    return _exit_status is not None and _exit_status != 0
+
+
+def _abort(what):
+    """Ends the job with one line that names this rank, its host and what
+    (lmdbio_abort); returns when there is nothing to end."""
+    if not _initialised or os.getpid() != _pid or hasattr(sys, "ps1") or sys.flags.interactive:
+        return
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:  # a closed or broken stream must not stop the abort
+            pass
+    _c.lmdbio_abort(1, what.encode(errors="replace"))
+
+
+def _open_checked(status, path):
+    """_check for lmdbio_open, whose failure every rank gets: a program that
+    exits of it does so on every rank, and needs no abort."""
+    try:
+        return _check(status, path=path)
+    except Error as e:
+        e.every_rank = True
+        raise
+
+
+_close_failure = None  # a failed close of a dropped loader, for the exit status
+
+
+def _dropped_close_failed(path, e):
+    """A loader dropped without close failed to close: the job ends, as for
+    an uncaught exception; in a process alone, it exits 1 at the end."""
+    global _close_failure
+    what = f"a loader of {path} dropped without close failed to close: {type(e).__name__}: {e}"
+    _abort(what)
+    if _close_failure is None:
+        _close_failure = what
+        print(f"lmdbio: {what}", file=sys.stderr, flush=True)
+
+
+def _excepthook(kind, value, tb):
+    try:
+        _previous_excepthook(kind, value, tb)
+    finally:
+        if not getattr(value, "every_rank", False):  # else every rank exits of it, and may finalise
+            text = str(value)
+            _abort(f"raised {kind.__name__}" + (f": {text}" if text else ""))
+
+
+_sys_exit, _previous_excepthook = sys.exit, sys.excepthook
+sys.exit, sys.excepthook = _exiting, _excepthook
 
 
 def _at_exit(fn):
@@ -346,7 +434,7 @@ class Loader:
         cpath = _c_string(f"path {self.path!r}", path)
         init()
         handle = ctypes.c_void_p()
-        _check(_c.lmdbio_open_resume(cpath, words, state, ctypes.byref(handle)), path=self.path)
+        _open_checked(_c.lmdbio_open_resume(cpath, words, state, ctypes.byref(handle)), self.path)
         self._handle, self._closed = handle, False
         self._current = None
         self.prep = options.get("prep") not in (None, "none")
@@ -433,8 +521,17 @@ class Loader:
         self.close()
 
     def __del__(self):
+        if sys.is_finalizing():
+            # The exit handlers close what is left open; a collective close
+            # here, while the interpreter shuts down after a failure, could
+            # wait forever for ranks that wait for this one.
+            return
         try:
             self.close()
+        except Error as e:
+            # Nobody can catch what __del__ raises (Python prints it and goes
+            # on), and a learner whose close failed must not end with 0.
+            _dropped_close_failed(self.path, e)
         except Exception:
             pass
 

@@ -83,6 +83,7 @@ def load(path):
         ("lmdbio_status_string", c_char_p, [c_int]),
         ("lmdbio_init", c_int, [c_int]),
         ("lmdbio_finalize", c_int, []),
+        ("lmdbio_abort", c_int, [c_int, c_char_p]),
         ("lmdbio_get_topology", c_int, [ctypes.POINTER(CTopology)]),
         ("lmdbio_open", c_int, [c_char_p, c_char_p, ctypes.POINTER(c_void_p)]),
         ("lmdbio_open_resume", c_int, [c_char_p, c_char_p, c_char_p, ctypes.POINTER(c_void_p)]),

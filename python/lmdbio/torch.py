@@ -4,7 +4,7 @@ distributed (DDP) training loops.
     ds = lmdbio.torch.Dataset("/data/train_lmdb", batch=64, epochs=90)
     for epoch in range(90):
         for keys, values in torch.utils.data.DataLoader(ds, batch_size=None):
-            ...   # values: uint8 tensors over shared memory, until the next batch
+            ...   # values: the learner's own uint8 tensors (copies), writable
 
 Every rank gets len(ds) batches per epoch, the same number on every rank, so
 collective calls in the loop (DDP's gradient all-reduce) never wait for a
@@ -34,6 +34,8 @@ shuffle="none" gives key order, as LMDB's cursor walks it; shuffle="file"
 the file's order (see docs/shuffle.md).
 """
 
+import ctypes
+
 import torch
 import torch.utils.data
 
@@ -42,16 +44,21 @@ from . import Loader, StateError, _lib
 
 def tensors(batch):
     """The default decode: (keys, values) with keys as bytes and values as
-    torch.uint8 tensors over the batch's shared memory (no copy). The tensors
-    are valid until the next batch and must not be written: copy (or decode
-    into new tensors) what must live longer."""
+    torch.uint8 tensors. The tensors are the learner's own: copies of the
+    values out of the node's shared memory, made as the batch is decoded (a
+    memcpy of the batch's bytes into one new buffer), so they may be written
+    in place (normalised, augmented) and kept past the next batch without
+    harm to other learners or later epochs. (torch has no read-only tensors:
+    one over the shared memory itself would crash the learner when written.)
+    For zero-copy access, read batch.values (read-only memoryviews) or
+    batch.arrays() (read-only numpy arrays) in a decode of your own."""
     return [bytes(k) for k in batch.keys], _tensors(batch._addresses)
 
 
 def labelled(batch):
     """A decode for datasets with labels (HDF5): (keys, values, labels), the
-    labels as uint8 tensors over shared memory like the values (view them
-    with .view(torch.int64) for int64 labels), valid until the next batch."""
+    labels as the learner's own uint8 tensors like the values (view them
+    with .view(torch.int64) for int64 labels)."""
     keys, values = tensors(batch)
     return keys, values, _tensors(batch._label_addresses)
 
@@ -74,11 +81,17 @@ def prepped(batch):
 
 
 def _tensors(addresses):
-    # torch wants a writable buffer; the tensors alias read-only data all
-    # the same, as documented.
-    return [torch.frombuffer(_lib.memory_view(address, length, _lib.PyBUF_WRITE), dtype=torch.uint8)
-            if length else torch.empty(0, dtype=torch.uint8)
-            for address, length in addresses]
+    """uint8 tensors with copies of the bytes at addresses, slices of one new
+    buffer: the shared memory is mapped read-only, and a tensor over it
+    would take a write in place (values[0].add_(1)) with SIGSEGV."""
+    store = torch.empty(sum(length for _, length in addresses), dtype=torch.uint8)
+    base, at, out = store.data_ptr(), 0, []
+    for address, length in addresses:
+        if length:
+            ctypes.memmove(base + at, address, length)
+        out.append(store[at:at + length])
+        at += length
+    return out
 
 
 class Dataset(torch.utils.data.IterableDataset):

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/mpi/mpitest"
 )
 
 // mpiLaunched is set when the test binary runs under an MPI launcher
@@ -27,24 +28,7 @@ func TestMain(m *testing.M) {
 	if !mpiLaunched {
 		os.Exit(m.Run())
 	}
-	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	// Every rank exits non-zero if a test failed on any rank.
-	out := make([]int64, 1)
-	if err := mpi.World().AllreduceInt64([]int64{int64(code)}, out, mpi.Max); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	} else {
-		code = int(out[0])
-	}
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
+	mpitest.Main(m.Run)
 }
 
 // TestMPIStagger runs the stagger over the MPI world for several group sizes

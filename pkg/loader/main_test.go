@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lmdbio/lmdbio/mpi"
+	"github.com/lmdbio/lmdbio/mpi/mpitest"
 	"github.com/lmdbio/lmdbio/pkg/topology"
 )
 
@@ -24,24 +25,7 @@ var job *topology.Topology
 var scratch string
 
 func TestMain(m *testing.M) {
-	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := run(m)
-	// Every rank exits non-zero if a test failed on any rank.
-	out := make([]int64, 1)
-	if err := mpi.World().AllreduceInt64([]int64{int64(code)}, out, mpi.Max); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	} else {
-		code = int(out[0])
-	}
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
+	mpitest.Main(func() int { return run(m) })
 }
 
 // run sets up what the tests share, runs them and tears it down again.

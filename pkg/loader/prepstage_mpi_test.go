@@ -177,7 +177,7 @@ func referencePrep(t *testing.T, n, epochs int, seed uint64) map[[2]int64][2]int
 // the failure reached them, at the end of the epoch: nobody hangs or gets
 // a black image.
 func TestMPIPrepBadRecord(t *testing.T) {
-	dir := specFixture(t, "photos-bad", photoSpec(12, 7))
+	dir := specFixture(t, "photos-bad", photoSpec(24, 7)) // a round of 8 learners x batch 2 fits
 	l, err := loader.Open(dir, loader.Options{Topology: job, Batch: 2, Prep: "decode,center_crop:32"})
 	if err != nil {
 		t.Fatal(err)
